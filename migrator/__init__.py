@@ -1,0 +1,5 @@
+"""npu-migrator: rewrite CUDA PyTorch projects for Huawei Ascend NPUs."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Generic CUDA -> NPU rules, one rule per module."""
