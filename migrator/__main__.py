@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from migrator.cli import main
+
+main()

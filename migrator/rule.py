@@ -1,0 +1,409 @@
+"""The rule contract: what every rule declares, and the helpers it edits and reports with.
+
+A rule is one class in one module of `rules/` or a `target_*` package. Python rules are
+LibCST transformers (`PythonRule`); rules for shell scripts, requirements and config files
+are `TextRule`s. Each declares a stable code, a kebab-case name, a one-line summary, its
+safety, the tokens it can act on (the engine's fast path skips code without them), and
+before/after examples. Its docstring says why; `--explain` and the README print it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import inspect
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar, TypeVar
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from migrator.bindings import EMPTY, Binding, ModuleBindings
+from migrator.model import Change, MigrationWarning, Safety, Suppression
+from migrator.suppressions import Suppressions
+from migrator.target import NPU, Target
+
+CODE_PATTERN = re.compile(r"^[A-Z]{3}\d{3}$")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair; `after` None means the rule must leave `before` unchanged."""
+
+    before: str
+    after: str | None = None
+    path: str = "example.py"
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """Settings a rule may read, filled from flags and `[tool.migrate]`."""
+
+    entry_points: tuple[str, ...] = ()
+    transfer_to_npu: bool = True
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    module: str
+    name: str | None = None
+    asname: str | None = None
+
+
+@dataclass
+class RuleContext:
+    """Per-file state a rule reports into. Line numbers it records are the file's own."""
+
+    path: str
+    target: Target = NPU
+    options: RuleOptions = field(default_factory=RuleOptions)
+    bindings: ModuleBindings = EMPTY
+    suppressions: Suppressions = field(default_factory=Suppressions)
+    line_offset: int = 0
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[MigrationWarning] = field(default_factory=list)
+    suppressed: list[Suppression] = field(default_factory=list)
+    imports: list[ImportRequest] = field(default_factory=list)
+    _module: cst.Module | None = None
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    def begin_pass(self, module: cst.Module) -> None:
+        """Positions are looked up lazily, once per pass, only if the rule reports."""
+        self._module = module
+        self._positions = None
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int, int]:
+        """(first line, 1-based column, last line) of a node of the current pass."""
+        if self._positions is None:
+            assert self._module is not None, "begin_pass() was not called"
+            wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        where = self._positions[node]
+        return (
+            where.start.line + self.line_offset,
+            where.start.column + 1,
+            where.end.line + self.line_offset,
+        )
+
+    def is_suppressed(self, code: str, first: int, last: int) -> bool:
+        line = self.suppressions.covering(code, first, last)
+        if line is None:
+            return False
+        self.suppressed.append(Suppression(self.path, line, code))
+        return True
+
+
+class Rule:
+    """Metadata every rule declares; see the module docstring."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    safety: ClassVar[Safety] = Safety.SAFE
+    tokens: ClassVar[tuple[str, ...]]
+    examples: ClassVar[tuple[Example, ...]] = ()
+    # Glob patterns (on the path relative to the project root) a rule is limited to.
+    paths: ClassVar[tuple[str, ...]] = ()
+    # Lower runs first; rules that insert whole lines run late so others report true lines.
+    priority: ClassVar[int] = 100
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+
+    @classmethod
+    def explain(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def applies_to(cls, path: str) -> bool:
+        if not cls.paths:
+            return True
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in cls.paths)
+
+    @classmethod
+    def may_act_on(cls, text: str) -> bool:
+        return any(token in text for token in cls.tokens)
+
+    @property
+    def target(self) -> Target:
+        return self.ctx.target
+
+
+class _Scope:
+    __slots__ = ("is_class", "names")
+
+    def __init__(self, names: dict[str, Binding], is_class: bool = False) -> None:
+        self.names = names
+        self.is_class = is_class
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names one function (or class body) binds, without entering nested scopes."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Binding] = {}
+        self.declared: set[str] = set()
+
+    def _bind(self, name: str, value: Binding) -> None:
+        if name in self.names and self.names[name] != value:
+            self.names[name] = None
+        else:
+            self.names[name] = value
+
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._bind(node.name.value, None)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        # Comprehension targets do not leak; walrus targets inside still bind here.
+        return True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind_target(target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind_target(node.name.name)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, dotted)
+            else:
+                head = dotted.split(".", 1)[0]
+                self._bind(head, head)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = "." * len(node.relative) + (_dotted(node.module) if node.module else "")
+        for alias in node.names:
+            name = _dotted(alias.name)
+            dotted = f"{module}.{name}" if module and not module.endswith(".") else module + name
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bind(local, dotted)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+    def collect(self) -> dict[str, Binding]:
+        return {k: v for k, v in self.names.items() if k not in self.declared}
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _parameter_names(params: cst.Parameters) -> Iterator[str]:
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        yield param.name.value
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+
+
+class PythonRule(Rule, cst.CSTTransformer):
+    """A rule that rewrites Python code with LibCST.
+
+    Subclasses write ordinary `visit_*`/`leave_*` methods. This base tracks scopes so that
+    `qualname()` resolves aliases and sees shadowing, and offers `edit()` / `warn()` which
+    record positions, honour `# migrate: ignore` comments and keep the report exact.
+
+    Rules normally see one top-level statement (or one method, wrapped in a stand-in class
+    of the same name) at a time; a rule that needs the whole module sets `whole_module`.
+    """
+
+    whole_module: ClassVar[bool] = False
+
+    def __init__(self, ctx: RuleContext) -> None:
+        Rule.__init__(self, ctx)
+        cst.CSTTransformer.__init__(self)
+        self._scopes: list[_Scope] = []
+        self._pending: dict[int, _Scope] = {}
+        self._opened: set[int] = set()
+
+    # Scope tracking -------------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        pending = self._pending.pop(id(node), None)
+        if pending is not None:
+            self._open(node, pending)
+        if isinstance(node, cst.FunctionDef):
+            collector = _LocalBindings()
+            node.body.visit(collector)
+            names = collector.collect()
+            for param in _parameter_names(node.params):
+                names[param] = None
+            # Decorators and defaults run outside the function: its scope opens at the body.
+            self._pending[id(node.body)] = _Scope(names)
+        elif isinstance(node, cst.ClassDef):
+            collector = _LocalBindings()
+            node.body.visit(collector)
+            self._pending[id(node.body)] = _Scope(collector.collect(), is_class=True)
+        elif isinstance(node, cst.Lambda):
+            params = {name: None for name in _parameter_names(node.params)}
+            self._pending[id(node.body)] = _Scope(dict(params))
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            targets = _LocalBindings()
+            comp: cst.CompFor | None = node.for_in
+            while comp is not None:
+                targets._bind_target(comp.target)
+                comp = comp.inner_for_in
+            self._open(node, _Scope(targets.names))
+        return super().on_visit(node)
+
+    def _open(self, node: cst.CSTNode, scope: _Scope) -> None:
+        self._scopes.append(scope)
+        self._opened.add(id(node))
+
+    def on_leave(
+        self, original_node: NodeT, updated_node: NodeT
+    ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
+        result = super().on_leave(original_node, updated_node)
+        if id(original_node) in self._opened:
+            self._opened.discard(id(original_node))
+            self._scopes.pop()
+        return result
+
+    def resolve_name(self, name: str) -> str | None:
+        """The dotted name a plain name refers to here, or None."""
+        innermost = True
+        for scope in reversed(self._scopes):
+            if scope.is_class and not innermost:
+                continue
+            innermost = False
+            if name in scope.names:
+                return scope.names[name]
+        return self.ctx.bindings.resolve(name)
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        """`th.cuda.amp.autocast` -> "torch.cuda.amp.autocast" when `th` is `import torch`."""
+        parts: list[str] = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        head = self.resolve_name(node.value)
+        if head is None:
+            return None
+        return ".".join([head, *reversed(parts)])
+
+    def local_name_for(self, qualified: str) -> str | None:
+        """A module-level name bound to exactly `qualified` and not shadowed here."""
+        for name in self.ctx.bindings.names_for(qualified):
+            if self.resolve_name(name) == qualified:
+                return name
+        return None
+
+    # Reporting ------------------------------------------------------------------------
+    def edit(
+        self,
+        original: cst.CSTNode,
+        updated: NodeT,
+        replacement: NodeT,
+        message: str,
+        *,
+        review: bool | None = None,
+    ) -> NodeT:
+        """Return `replacement` and record the change, unless a suppression covers it."""
+        first, col, last = self.ctx.span(original)
+        if self.ctx.is_suppressed(self.code, first, last):
+            return updated
+        needs_review = self.safety is Safety.REVIEW if review is None else review
+        self.ctx.changes.append(Change(self.ctx.path, first, col, self.code, message, needs_review))
+        return replacement
+
+    def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
+        first, col, last = self.ctx.span(node)
+        if self.ctx.is_suppressed(self.code, first, last):
+            return
+        self.ctx.warnings.append(
+            MigrationWarning(self.ctx.path, first, col, self.code, message, suggestion)
+        )
+
+    def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
+        """Ask the engine to add an import (through LibCST's AddImportsVisitor)."""
+        self.ctx.imports.append(ImportRequest(module, name, asname))
+
+
+class TextRule(Rule):
+    """A rule for non-Python files (shell scripts, requirements, configs).
+
+    `patterns` are globs matched against the file name and against the relative path.
+    `apply` returns the new text; it must keep every byte it does not mean to edit.
+    """
+
+    patterns: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def handles(cls, path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        return any(
+            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(path, pattern)
+            for pattern in cls.patterns
+        ) and cls.applies_to(path)
+
+    def apply(self, text: str) -> str:
+        raise NotImplementedError
+
+    def change_at(self, line: int, col: int, message: str, *, review: bool | None = None) -> bool:
+        """Record an edit at a 1-based line/column; False if a suppression forbids it."""
+        if self.ctx.is_suppressed(self.code, line, line):
+            return False
+        needs_review = self.safety is Safety.REVIEW if review is None else review
+        self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
+        return True
+
+    def warn_at(self, line: int, col: int, message: str, suggestion: str = "") -> None:
+        if self.ctx.is_suppressed(self.code, line, line):
+            return
+        self.ctx.warnings.append(
+            MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)
+        )

@@ -1,0 +1,143 @@
+"""The device target as data: every rule reads target names from here, never from literals.
+
+A second target (another PrivateUse1 backend, say) is added by building another `Target`
+value; no rule needs to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class EnvMapping:
+    """How one CUDA-side environment variable maps to the target.
+
+    `target` is None when the target has no equivalent (the rules then warn).
+    `scale` converts a literal integer value (e.g. milliseconds to seconds: 0.001).
+    """
+
+    source: str
+    target: str | None
+    scale: float = 1.0
+    note: str = ""
+
+
+def _frozen(mapping: Mapping[str, EnvMapping]) -> Mapping[str, EnvMapping]:
+    # A plain dict (typed read-only) so targets pickle into worker processes.
+    return dict(mapping)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Everything a rule needs to know about the device it migrates to."""
+
+    name: str
+    device_type: str
+    source_device_type: str
+    dist_backend: str
+    source_dist_backend: str
+    runtime_module: str
+    safety_net_module: str
+    patcher_module: str
+    patcher_name: str
+    runtime_requirement: str
+    device_apis: frozenset[str]
+    amp_dtypes: tuple[str, ...]
+    env: Mapping[str, EnvMapping] = field(default_factory=lambda: _frozen({}))
+    env_prefix: tuple[str, str] | None = None
+    tf32_flags: Mapping[str, str] = field(default_factory=dict)
+    cluster_gpu_request: str = "gpu"
+
+    def env_mapping(self, name: str) -> EnvMapping | None:
+        """The mapping for a CUDA-side variable, or None if the name is not CUDA-specific."""
+        if name in self.env:
+            return self.env[name]
+        if self.env_prefix is not None and name.startswith(self.env_prefix[0]):
+            return EnvMapping(name, None, note=f"no documented {self.name} equivalent")
+        return None
+
+
+_TORCH_NPU_DEVICE_APIS = frozenset(
+    {
+        # Device management
+        "is_available", "device_count", "current_device", "set_device", "device",
+        "get_device_name", "get_device_properties", "get_device_capability", "synchronize",
+        "can_device_access_peer", "utilization",
+        # Memory
+        "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+        "max_memory_reserved", "memory_cached", "max_memory_cached", "memory_stats",
+        "memory_summary", "memory_snapshot", "mem_get_info", "reset_peak_memory_stats",
+        "reset_max_memory_allocated", "reset_max_memory_cached", "reset_accumulated_memory_stats",
+        "set_per_process_memory_fraction", "caching_allocator_alloc", "caching_allocator_delete",
+        # Random numbers
+        "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
+        "set_rng_state", "get_rng_state_all", "set_rng_state_all",
+        # Streams and events
+        "Stream", "Event", "current_stream", "default_stream", "stream", "set_stream",
+        "StreamContext",
+        # Precision and amp
+        "is_bf16_supported", "amp",
+    }
+)  # fmt: skip
+
+NPU = Target(
+    name="npu",
+    device_type="npu",
+    source_device_type="cuda",
+    dist_backend="hccl",
+    source_dist_backend="nccl",
+    runtime_module="torch_npu",
+    safety_net_module="torch_npu.contrib.transfer_to_npu",
+    patcher_module="mx_driving.patcher",
+    patcher_name="default_patcher_builder",
+    runtime_requirement="torch-npu",
+    device_apis=_TORCH_NPU_DEVICE_APIS,
+    amp_dtypes=("float16", "bfloat16"),
+    env=_frozen(
+        {
+            m.source: m
+            for m in (
+                EnvMapping("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"),
+                EnvMapping("CUDA_LAUNCH_BLOCKING", "ASCEND_LAUNCH_BLOCKING"),
+                EnvMapping("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NPU_ALLOC_CONF"),
+                EnvMapping(
+                    "NCCL_TIMEOUT", "HCCL_EXEC_TIMEOUT", note="HCCL execution timeout, seconds"
+                ),
+                EnvMapping(
+                    "NCCL_SOCKET_TIMEOUT_MS",
+                    "HCCL_CONNECT_TIMEOUT",
+                    scale=0.001,
+                    note="HCCL link set-up timeout, in seconds (NCCL's is in milliseconds)",
+                ),
+                EnvMapping("NCCL_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME"),
+                EnvMapping("NCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING"),
+                EnvMapping("TORCH_NCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING"),
+                EnvMapping(
+                    "NCCL_BUFFSIZE",
+                    "HCCL_BUFFSIZE",
+                    scale=1 / (1024 * 1024),
+                    note="HCCL_BUFFSIZE is in MB (NCCL_BUFFSIZE is in bytes)",
+                ),
+                EnvMapping(
+                    "NCCL_DEBUG",
+                    None,
+                    note="HCCL logs: ASCEND_GLOBAL_LOG_LEVEL and ASCEND_SLOG_PRINT_TO_STDOUT",
+                ),
+                EnvMapping(
+                    "CUDA_DEVICE_ORDER", None, note="NPU devices are always ordered by physical id"
+                ),
+                EnvMapping("CUDA_HOME", None, note="the CANN toolkit is set up by its set_env.sh"),
+            )
+        }
+    ),
+    env_prefix=("NCCL_", "HCCL_"),
+    tf32_flags={
+        "torch.backends.cuda.matmul.allow_tf32": "torch.npu.matmul.allow_hf32",
+        "torch.backends.cudnn.allow_tf32": "torch.npu.conv.allow_hf32",
+    },
+)
+
+TARGETS: Mapping[str, Target] = MappingProxyType({NPU.name: NPU})

@@ -1,0 +1,7 @@
+import torch
+
+
+def train_step(model, batch):
+    with torch.autocast("npu", dtype=torch.bfloat16):
+        loss = model(batch)
+    return loss
