@@ -9,6 +9,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
+from importlib.metadata import entry_points
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -17,6 +18,7 @@ from migrator.profile import GENERIC, Profile
 from migrator.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
 
 GENERIC_PACKAGE = "rules"
+ENTRY_POINT_GROUP = "npu_migrator.targets"
 TARGET_PREFIX = "target_"
 
 
@@ -47,11 +49,18 @@ class Registry:
 
 
 def _target_packages() -> list[str]:
-    return sorted(
+    """`target_*` packages: declared as entry points, or found on sys.path.
+
+    Entry points work in every install mode (an editable install hides its packages from
+    a sys.path scan); the scan also finds a `target_*` package that is merely importable.
+    """
+    declared = {entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)}
+    scanned = {
         info.name
         for info in pkgutil.iter_modules()
         if info.name.startswith(TARGET_PREFIX) and info.ispkg
-    )
+    }
+    return sorted(declared | scanned)
 
 
 def _rule_classes(module: ModuleType) -> list[type[Rule]]:
