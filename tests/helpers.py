@@ -1,0 +1,39 @@
+"""Small helpers shared by the CLI and file-safety tests."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from migrator.cli import main
+
+AUTOCAST = (
+    'import torch\n\n\ndef step(m, x):\n    with torch.autocast("cuda"):\n        return m(x)\n'
+)
+MIGRATED = AUTOCAST.replace('"cuda"', '"npu"')
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def git_repo(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    git(folder, "init", "-q")
+    git(folder, "config", "user.email", "test@example.invalid")
+    git(folder, "config", "user.name", "test")
+    return folder
+
+
+def commit_all(folder: Path) -> None:
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", "fixture")

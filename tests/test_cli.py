@@ -1,0 +1,207 @@
+"""The migrate command: modes, flags, output and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import AUTOCAST, MIGRATED, commit_all, git_repo, invoke
+
+
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "train.py").write_text(AUTOCAST)
+    (root / "pkg" / "util.py").write_text("def f():\n    return 1\n")
+    return root
+
+
+def test_dry_run_prints_diff_and_change_lines_and_writes_nothing(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    result = invoke(str(root), "--dry-run")
+    assert result.exit_code == 1
+    assert '-    with torch.autocast("cuda"):' in result.stdout
+    assert '+    with torch.autocast("npu"):' in result.stdout
+    assert "train.py:5:10: NPU001 autocast device" in result.stderr
+    assert "2 files scanned, 1 file changed, 1 edit (0 need review)" in result.stderr
+    assert (root / "pkg" / "train.py").read_text() == AUTOCAST
+
+
+def test_in_place_rewrites_and_second_run_changes_nothing(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    first = invoke(str(root))
+    assert first.exit_code == 0
+    assert (root / "pkg" / "train.py").read_text() == MIGRATED
+    second = invoke(str(root), "--check")
+    assert second.exit_code == 0
+    assert "0 files changed" in second.stderr
+
+
+def test_check_exits_one_when_changes_pending(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    result = invoke(str(root), "--check")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert (root / "pkg" / "train.py").read_text() == AUTOCAST
+
+
+def test_out_writes_a_migrated_copy_and_leaves_source(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "README.txt").write_text("notes\n")
+    out = tmp_path / "out"
+    result = invoke(str(root), "--out", str(out))
+    assert result.exit_code == 0
+    assert (out / "pkg" / "train.py").read_text() == MIGRATED
+    assert (out / "pkg" / "util.py").read_text() == "def f():\n    return 1\n"
+    assert (out / "README.txt").read_text() == "notes\n"
+    assert (root / "pkg" / "train.py").read_text() == AUTOCAST
+
+
+def test_out_inside_path_is_refused(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    result = invoke(str(root), "--out", str(root / "migrated"))
+    assert result.exit_code == 2
+    assert "must not be inside" in result.stderr
+    assert not (root / "migrated").exists()
+
+
+def test_out_that_is_not_empty_is_refused(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("x")
+    result = invoke(str(root), "--out", str(out))
+    assert result.exit_code == 2
+    assert "not empty" in result.stderr
+
+
+def test_dirty_git_file_is_refused_unless_allowed(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "train.py").write_text("import torch\n")
+    commit_all(root)
+    (root / "train.py").write_text(AUTOCAST)
+    refused = invoke(str(root))
+    assert refused.exit_code == 2
+    assert "uncommitted changes" in refused.stderr and "train.py" in refused.stderr
+    assert (root / "train.py").read_text() == AUTOCAST
+    allowed = invoke(str(root), "--allow-dirty")
+    assert allowed.exit_code == 0
+    assert (root / "train.py").read_text() == MIGRATED
+
+
+def test_clean_git_tree_is_rewritten(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "train.py").write_text(AUTOCAST)
+    commit_all(root)
+    assert invoke(str(root)).exit_code == 0
+    assert (root / "train.py").read_text() == MIGRATED
+
+
+def test_select_and_ignore_by_prefix(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    ignored = invoke(str(root), "--check", "--ignore", "NPU001")
+    assert ignored.exit_code == 0
+    selected = invoke(str(root), "--check", "--select", "NPU0")
+    assert selected.exit_code == 1
+    unknown = invoke(str(root), "--check", "--select", "XYZ9")
+    assert unknown.exit_code == 2
+    assert "unknown rule code or prefix 'XYZ9'" in unknown.stderr
+
+
+def test_list_rules_and_explain() -> None:
+    listed = invoke("--list-rules")
+    assert listed.exit_code == 0
+    assert "NPU001" in listed.stdout and "autocast-device" in listed.stdout
+    explained = invoke("--explain", "npu001")
+    assert explained.exit_code == 0
+    assert "Why" in explained.stdout and "Before:" in explained.stdout
+    unknown = invoke("--explain", "NPU999")
+    assert unknown.exit_code == 2
+    assert "unknown rule code" in unknown.stderr
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke(str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "no such file or folder" in result.stderr
+
+
+def test_json_and_markdown_reports(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    report = tmp_path / "report.json"
+    invoke(str(root), "--dry-run", "--report", str(report))
+    data = json.loads(report.read_text())
+    assert data["summary"]["files_changed"] == 1
+    (entry,) = data["files"]
+    assert entry["path"] == "pkg/train.py"
+    assert entry["changes"][0]["code"] == "NPU001"
+    assert entry["changes"][0]["line"] == 5
+    markdown = tmp_path / "report.md"
+    invoke(str(root), "--dry-run", "--report", str(markdown))
+    text = markdown.read_text()
+    assert "# NPU migration report" in text and "`pkg/train.py` | 5 | NPU001" in text
+
+
+def test_sarif_report_lists_review_edits(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.py").write_text(
+        'import torch\nwith torch.autocast("cuda", dtype=torch.float32):\n    pass\n'
+    )
+    sarif = tmp_path / "r.sarif"
+    invoke(str(root), "--dry-run", "--report", str(sarif))
+    data = json.loads(sarif.read_text())
+    (run,) = data["runs"]
+    (found,) = run["results"]
+    assert found["ruleId"] == "NPU001"
+    assert found["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
+    assert run["tool"]["driver"]["rules"][0]["id"] == "NPU001"
+
+
+def test_single_file_path(tmp_path: Path) -> None:
+    file = tmp_path / "one.py"
+    file.write_text(AUTOCAST)
+    result = invoke(str(file))
+    assert result.exit_code == 0
+    assert file.read_text() == MIGRATED
+
+
+def test_quiet_prints_only_the_summary(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    result = invoke(str(root), "--dry-run", "--quiet")
+    assert result.stdout == ""
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_jobs_give_the_same_output(tmp_path: Path, jobs: str) -> None:
+    root = tmp_path / "many"
+    root.mkdir()
+    for index in range(40):
+        (root / f"m{index:02d}.py").write_text(AUTOCAST if index % 3 == 0 else "x = 1\n")
+    result = invoke(str(root), "--dry-run", "--jobs", jobs)
+    assert result.exit_code == 1
+    assert "40 files scanned, 14 files changed" in result.stderr
+    files = [line for line in result.stdout.splitlines() if line.startswith("+++ ")]
+    assert files == sorted(files)
+
+
+def test_installed_command_runs_in_a_subprocess(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    exe = shutil.which("migrate", path=os.path.dirname(sys.executable))
+    assert exe is not None, "the console script is not installed next to this Python"
+    done = subprocess.run(
+        [exe, str(root), "--dry-run"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert '+    with torch.autocast("npu"):' in done.stdout
+    module = subprocess.run(
+        [sys.executable, "-m", "migrator", "--version"], capture_output=True, text=True, check=False
+    )
+    assert module.returncode == 0 and "npu-migrator" in module.stdout

@@ -1,0 +1,33 @@
+"""The README is kept true: generated rule table, and .ci/run runs the README's test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from migrator.docs import render
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_readme_rule_table_is_current() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert render(readme) == readme, "run: python -m migrator.docs"
+
+
+def _setup_commands(readme: str) -> list[str]:
+    section = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^```(?:sh|bash)\n(.+?)\n```", section, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_readme_has_exactly_two_setup_commands() -> None:
+    commands = _setup_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(commands) == 2, commands
+    assert "migrate examples/cuda_trainer" in commands[0] and "--dry-run" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    test_command = _setup_commands((ROOT / "README.md").read_text(encoding="utf-8"))[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command in ci
