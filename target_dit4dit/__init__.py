@@ -1,1 +1,30 @@
-"""The DiT4DiT profile: rules, generated files and checks that only make sense for DiT4DiT."""
+"""The DiT4DiT profile: rules, generated files and checks that only make sense for DiT4DiT.
+
+DiT4DiT (Mondo-Robotics/DiT4DiT) trains a Cosmos-Predict2.5 video backbone with a
+flow-matching action head through accelerate + DeepSpeed. The profile runs every generic
+rule plus the rules in this package, then the steps in `steps.py` (generated configs,
+launch script, requirements, migration report).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrator.profile import Profile
+
+MARKERS = ("DiT4DiT/training/train.py", "DiT4DiT/model/framework/DiT4DiT.py")
+
+
+def detect(root: Path) -> bool:
+    """A DiT4DiT checkout: its trainer and its framework module are where upstream has them."""
+    return all((root / marker).is_file() for marker in MARKERS)
+
+
+PROFILES = (
+    Profile(
+        name="dit4dit",
+        summary="DiT4DiT (accelerate + DeepSpeed ZeRO-2/3) on one Ascend node.",
+        packages=("target_dit4dit",),
+        detect=detect,
+    ),
+)
