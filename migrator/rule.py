@@ -12,9 +12,10 @@ from __future__ import annotations
 import fnmatch
 import inspect
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeVar
+from functools import partial
+from typing import ClassVar, TypeVar, cast
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -134,11 +135,51 @@ class Rule:
 
 
 class _Scope:
-    __slots__ = ("is_class", "names")
+    """A function, class, lambda or comprehension scope; its names are read lazily.
 
-    def __init__(self, names: dict[str, Binding], is_class: bool = False) -> None:
-        self.names = names
+    Most scopes are never asked about a name, so walking a function body to collect its
+    bindings is deferred until a rule resolves a name inside it.
+    """
+
+    __slots__ = ("_compute", "_names", "is_class")
+
+    def __init__(self, compute: Callable[[], dict[str, Binding]], is_class: bool = False) -> None:
+        self._compute = compute
+        self._names: dict[str, Binding] | None = None
         self.is_class = is_class
+
+    @property
+    def names(self) -> dict[str, Binding]:
+        if self._names is None:
+            self._names = self._compute()
+        return self._names
+
+
+def _function_bindings(node: cst.FunctionDef) -> dict[str, Binding]:
+    collector = _LocalBindings()
+    node.body.visit(collector)
+    names = collector.collect()
+    for param in _parameter_names(node.params):
+        names[param] = None
+    return names
+
+
+def _class_bindings(node: cst.ClassDef) -> dict[str, Binding]:
+    collector = _LocalBindings()
+    node.body.visit(collector)
+    return collector.collect()
+
+
+_Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+
+
+def _comprehension_bindings(node: _Comprehension) -> dict[str, Binding]:
+    targets = _LocalBindings()
+    comp: cst.CompFor | None = node.for_in
+    while comp is not None:
+        targets._bind_target(comp.target)
+        comp = comp.inner_for_in
+    return targets.names
 
 
 class _LocalBindings(cst.CSTVisitor):
@@ -249,6 +290,9 @@ def _parameter_names(params: cst.Parameters) -> Iterator[str]:
             yield star.name.value
 
 
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
+
+
 class PythonRule(Rule, cst.CSTTransformer):
     """A rule that rewrites Python code with LibCST.
 
@@ -271,31 +315,28 @@ class PythonRule(Rule, cst.CSTTransformer):
 
     # Scope tracking -------------------------------------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
-        pending = self._pending.pop(id(node), None)
-        if pending is not None:
-            self._open(node, pending)
-        if isinstance(node, cst.FunctionDef):
-            collector = _LocalBindings()
-            node.body.visit(collector)
-            names = collector.collect()
-            for param in _parameter_names(node.params):
-                names[param] = None
+        # Called for every node: exact-type dispatch, since isinstance on LibCST's abstract
+        # node classes is slow.
+        if self._pending:
+            pending = self._pending.pop(id(node), None)
+            if pending is not None:
+                self._open(node, pending)
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            function = cast(cst.FunctionDef, node)
             # Decorators and defaults run outside the function: its scope opens at the body.
-            self._pending[id(node.body)] = _Scope(names)
-        elif isinstance(node, cst.ClassDef):
-            collector = _LocalBindings()
-            node.body.visit(collector)
-            self._pending[id(node.body)] = _Scope(collector.collect(), is_class=True)
-        elif isinstance(node, cst.Lambda):
-            params = {name: None for name in _parameter_names(node.params)}
-            self._pending[id(node.body)] = _Scope(dict(params))
-        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            targets = _LocalBindings()
-            comp: cst.CompFor | None = node.for_in
-            while comp is not None:
-                targets._bind_target(comp.target)
-                comp = comp.inner_for_in
-            self._open(node, _Scope(targets.names))
+            self._pending[id(function.body)] = _Scope(partial(_function_bindings, function))
+        elif kind is cst.ClassDef:
+            klass = cast(cst.ClassDef, node)
+            self._pending[id(klass.body)] = _Scope(partial(_class_bindings, klass), True)
+        elif kind is cst.Lambda:
+            params = cast(cst.Lambda, node).params
+            self._pending[id(cast(cst.Lambda, node).body)] = _Scope(
+                lambda: dict.fromkeys(_parameter_names(params), None)
+            )
+        elif kind in _COMPREHENSIONS:
+            comprehension = cast(_Comprehension, node)
+            self._open(node, _Scope(partial(_comprehension_bindings, comprehension)))
         return super().on_visit(node)
 
     def _open(self, node: cst.CSTNode, scope: _Scope) -> None:
@@ -306,7 +347,7 @@ class PythonRule(Rule, cst.CSTTransformer):
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
         result = super().on_leave(original_node, updated_node)
-        if id(original_node) in self._opened:
+        if self._opened and id(original_node) in self._opened:
             self._opened.discard(id(original_node))
             self._scopes.pop()
         return result

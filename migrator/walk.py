@@ -64,6 +64,18 @@ def _git_files(root: Path) -> list[str] | None:
     return sorted(dict.fromkeys(names))
 
 
+def _ignored_by_git(path: Path) -> bool:
+    """A folder the user named explicitly but git ignores (say, a vendored tree) is walked."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(path), "check-ignore", "-q", str(path)],
+            capture_output=True, check=False, timeout=60,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
     return any(
         fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern.rstrip("/") + "/*")
@@ -83,7 +95,8 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Tree:
     if root.is_file():
         return Tree(root.parent, [root.name])
     tree = Tree(root)
-    listed = _git_files(root) if git_toplevel(root) is not None else None
+    in_git = git_toplevel(root) is not None and not _ignored_by_git(root)
+    listed = _git_files(root) if in_git else None
     if listed is not None:
         tree.in_git = True
         venvs = _venv_roots(root, listed)
