@@ -1,0 +1,471 @@
+"""Entry scripts: load the device runtime, its safety net and the patcher first."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+import libcst as cst
+
+from migrator.cst_helpers import dotted_name, retarget_device, string_value
+from migrator.model import Safety
+from migrator.rule import Example, PythonRule, RuleContext
+
+_TRAINING_CALLS = frozenset(
+    {
+        "accelerate.Accelerator",
+        "accelerate.accelerator.Accelerator",
+        "accelerate.DeepSpeedPlugin",
+        "accelerate.utils.DeepSpeedPlugin",
+        "deepspeed.initialize",
+        "torch.distributed.init_process_group",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_shard",
+        "torch.autograd.backward",
+    }
+)
+_CAUGHT = "(ImportError, RuntimeError, OSError)"
+Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+_MARK = "Added by the migration (entry-point-setup)"
+_NO_BREAK = "\u00a0"
+
+
+def _is_main_guard(node: cst.CSTNode) -> bool:
+    """`if __name__ == "__main__":` (either way round)."""
+    if not isinstance(node, cst.If) or not isinstance(node.test, cst.Comparison):
+        return False
+    test = node.test
+    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    sides = [test.left, test.comparisons[0].comparator]
+    names = [side for side in sides if isinstance(side, cst.Name) and side.value == "__name__"]
+    return len(names) == 1 and any(string_value(side) == "__main__" for side in sides)
+
+
+def _is_docstring(node: cst.BaseStatement) -> bool:
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_future_import(node: cst.BaseStatement) -> bool:
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and all(
+            isinstance(small, cst.ImportFrom)
+            and isinstance(small.module, cst.Name)
+            and small.module.value == "__future__"
+            for small in node.body
+        )
+        and bool(node.body)
+    )
+
+
+def _insertion_index(body: Sequence[cst.BaseStatement]) -> int:
+    """After the module docstring and the `from __future__` imports."""
+    index = 1 if body and _is_docstring(body[0]) else 0
+    while index < len(body) and _is_future_import(body[index]):
+        index += 1
+    return index
+
+
+def _wrap(text: str) -> list[str]:
+    """Comment lines of at most 84 characters; code in backticks is never split."""
+    spans = text.split("`")
+    glued = "`".join(
+        span.replace(" ", _NO_BREAK) if index % 2 else span for index, span in enumerate(spans)
+    )
+    return [line.replace(_NO_BREAK, " ") for line in textwrap.wrap(glued, width=84)]
+
+
+def _comment_lines(lines: Sequence[str]) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
+
+
+class EntryPointSetup(PythonRule):
+    """Set up entry scripts: import the device runtime, its safety net and the patcher.
+
+    What it does: at the top of each entry script (after the module docstring and any
+    `from __future__` imports, so before module-level code that builds an accelerator or a
+    process group, as DiT4DiT's train.py does right after its imports) it adds one marked
+    `try` statement that imports `torch_npu`, `torch_npu.contrib.transfer_to_npu` (the
+    run-time safety net for CUDA calls the static rules did not rewrite) and
+    `from mx_driving.patcher import default_patcher_builder`. It catches `ImportError`,
+    `RuntimeError` and `OSError` (a torch_npu without CANN fails on `libhccl.so` or in its
+    backend loader) and warns with `warnings.warn`, so the script still imports and runs
+    where torch_npu is absent. `warnings` is imported inside the handler: the block stays
+    one statement, so imports other rules request land above it, never inside it. The
+    first statement of the `if __name__ == "__main__":` block then applies the patcher:
+    `default_patcher_builder.build().__enter__()`, which is what the documented
+    `with default_patcher_builder.build() as patcher: main()` does on entry (its exit undoes
+    nothing), without re-indenting the user's main block (a one-line main block becomes an
+    indented one). Every name comes from the target.
+
+    Entries: with `--entry FILE` (`RuleOptions.entry_points`, paths relative to the
+    project root) exactly the named files are entries. Otherwise a file is an entry when
+    it has an `if __name__ == "__main__":` block and it trains: the module calls
+    `.backward(...)` or `<optimizer>.step()`, builds `torch.optim.<Optimizer>`, an
+    `accelerate.Accelerator` or `DeepSpeedPlugin`, a `*Trainer`, calls
+    `deepspeed.initialize`, `torch.distributed.init_process_group`, wraps a model in
+    DDP/FSDP; or its main block calls a function imported from a training module
+    (a module path with "train" in it, e.g. `from pkg.train import main`). A main block
+    that uses torch on a device (a "cuda"/device string, `.cuda()`, `torch.cuda.*`) but
+    shows no training (an evaluation or serving script) is reported, not changed: name it
+    with `--entry` to set it up. A named entry without a main block gets the patcher
+    applied at the top, right after the imports (its top-level code is the work);
+    the engine only offers it to this rule if it contains one of the tokens
+    ("__main__", "def main(", ".backward(", "Accelerator(", "Trainer(",
+    "init_process_group", "deepspeed.initialize"); one with none of them is left alone
+    by both engine paths.
+
+    Already migrated: a file that imports the runtime, the safety net or the patcher's
+    package anywhere (by hand or from an earlier run) is left alone, so the block is never
+    injected twice. `--no-transfer-to-npu` (`RuleOptions.transfer_to_npu=False`) leaves out
+    the safety net and also the patcher, because importing mx_driving imports
+    transfer_to_npu itself; that omission is reported.
+
+    Why: transfer_to_npu is the safety net behind the static migration: it maps the
+    remaining `torch.cuda.*` calls, "cuda" device arguments and `init_process_group("nccl")`
+    to the NPU at run time, but only for code that runs after it is imported, so it must
+    come before module-level code such as DiT4DiT's `DeepSpeedPlugin(...)` /
+    `Accelerator(...)`. The mx_driving patcher (mmcv/mmdet ops, numpy's deprecated aliases,
+    wrappers of `torch.Tensor.__getitem__` and `torch.matmul`) asks to be applied as early
+    as possible in the entry script. The explicit `import torch_npu` is the documented
+    norm; with torch-npu >= 2.5.1 `import torch` also loads it, and accelerate and
+    DeepSpeed import it themselves, so that line mostly makes the dependency visible.
+
+    Example: see the examples below: a training script gains the guarded block under its
+    docstring and one patcher line at the top of its main block.
+
+    Safety: needs review: transfer_to_npu disables `torch.jit.script` and reports Triton
+    as absent, and the patcher wraps `torch.Tensor.__getitem__` and `torch.matmul`
+    globally. The block is short and marked; delete it to undo.
+    """
+
+    code = "NPU030"
+    name = "entry-point-setup"
+    summary = (
+        "Entry scripts import torch_npu, transfer_to_npu and apply the mx_driving patcher first."
+    )
+    safety = Safety.REVIEW
+    whole_module = True
+    priority = 900
+    tokens = (
+        "__main__",
+        "def main(",
+        ".backward(",
+        "Accelerator(",
+        "Trainer(",
+        "init_process_group",
+        "deepspeed.initialize",
+    )
+    examples = (
+        Example(
+            '"""Train."""\nimport torch\n\n\ndef main():\n    loss = torch.ones(1)\n'
+            '    loss.backward()\n\n\nif __name__ == "__main__":\n    main()\n',
+            '"""Train."""\n\n'
+            "# Added by the migration (entry-point-setup): the npu runtime, its safety net "
+            "and the\n"
+            "# mx_driving patcher load before anything builds a device, an accelerator or a "
+            "process\n"
+            "# group. Where they are missing the script warns and runs without them.\n"
+            "try:\n"
+            "    import torch_npu  # noqa: F401\n"
+            "    import torch_npu.contrib.transfer_to_npu  # noqa: F401\n"
+            "    from mx_driving.patcher import default_patcher_builder\n"
+            "except (ImportError, RuntimeError, OSError) as error:\n"
+            "    import warnings\n"
+            "    default_patcher_builder = None\n"
+            '    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", '
+            "stacklevel=1)\n"
+            "# End of the migration's set-up.\n\n"
+            "import torch\n\n\ndef main():\n    loss = torch.ones(1)\n"
+            '    loss.backward()\n\n\nif __name__ == "__main__":\n'
+            "    # Added by the migration (entry-point-setup): apply the mx_driving patches first, "
+            "as\n"
+            "    # entering `with default_patcher_builder.build():` does (its exit undoes "
+            "nothing).\n"
+            "    if default_patcher_builder is not None:\n"
+            "        default_patcher_builder.build().__enter__()\n"
+            "    main()\n",
+        ),
+        Example(
+            'import argparse\n\nif __name__ == "__main__":\n'
+            "    print(argparse.ArgumentParser().parse_args())\n",
+            None,
+        ),
+    )
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._top_level: set[int] = set()
+        self._main: cst.If | None = None
+        self._in_main = False
+        self._trains: list[str] = []
+        self._uses_device = False
+        self._set_up = False
+
+    # Collecting: main block, training signals, device use, earlier set-up -------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._top_level = {id(statement) for statement in node.body}
+
+    def visit_If(self, node: cst.If) -> None:
+        if self._main is None and id(node) in self._top_level and _is_main_guard(node):
+            self._main = node
+            self._in_main = True
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
+        if original_node is self._main:
+            self._in_main = False
+        return updated_node
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            self._note_import(dotted_name(alias.name) or "")
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._note_import(dotted_name(node.module) or "")
+
+    def _note_import(self, module: str) -> None:
+        setup = (
+            self.target.runtime_module,
+            self.target.safety_net_module,
+            self.target.patcher_module.split(".", 1)[0],
+        )
+        if any(module == name or module.startswith(name + ".") for name in setup):
+            self._set_up = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.qualname(node.func)
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        receiver = dotted_name(node.func.value) if isinstance(node.func, cst.Attribute) else None
+        signal: str | None = None
+        if name is not None and (
+            name in _TRAINING_CALLS
+            or name.rsplit(".", 1)[-1].endswith("Trainer")
+            or _is_optimizer(name)
+        ):
+            last = name.rsplit(".", 1)[-1]
+            verb = "builds" if last[:1].isupper() else "calls"
+            signal = f"the module {verb} {name}"
+        elif method == "backward":
+            signal = "the module calls .backward()"
+        elif method == "step" and receiver and "optim" in receiver.rsplit(".", 1)[-1].lower():
+            signal = f"the module calls {receiver}.step()"
+        elif self._in_main and name is not None and _from_training_module(name):
+            signal = f"the main block calls {name}"
+        if signal is not None:
+            self._trains.append(signal)
+        devices = (self.target.source_device_type, self.target.device_type)
+        if method in devices or (
+            name is not None and any(name.startswith(f"torch.{d}") for d in devices)
+        ):
+            self._uses_device = True
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        value = string_value(node)
+        if value is not None and any(retarget_device(value, d, d) for d in self._devices()):
+            self._uses_device = True
+
+    def _devices(self) -> tuple[str, str]:
+        return (self.target.source_device_type, self.target.device_type)
+
+    # Deciding and editing --------------------------------------------------------
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self._set_up:
+            return updated_node
+        named = self.ctx.options.entry_points
+        if named:
+            wanted = {PurePosixPath(path).as_posix().removeprefix("./") for path in named}
+            if self.ctx.path not in wanted:
+                return updated_node
+            if self._main is None and not self.may_act_on(original_node.code):
+                return updated_node
+            reason = "named with --entry"
+        elif self._main is None:
+            return updated_node
+        elif not self._trains:
+            self._report_device_script()
+            return updated_node
+        else:
+            reason = f"a main block, and {self._trains[0]}"
+        return self._set_up_entry(original_node, updated_node, reason)
+
+    def _report_device_script(self) -> None:
+        assert self._main is not None
+        uses_torch = any(
+            value == "torch" or (value or "").startswith("torch.")
+            for values in self.ctx.bindings.names.values()
+            for value in values
+        )
+        if uses_torch and self._uses_device:
+            self.warn(
+                self._main.test,
+                "a main block that runs torch on a device but shows no training: "
+                "not set up as an entry",
+                f"if it runs on the {self.target.name}, name it with --entry to set it up",
+            )
+
+    def _set_up_entry(self, original: cst.Module, updated: cst.Module, reason: str) -> cst.Module:
+        target = self.target
+        index = _insertion_index(original.body)
+        anchor: cst.CSTNode = original.body[index] if index < len(original.body) else original
+        with_patcher = self.ctx.options.transfer_to_npu
+        if with_patcher and target.patcher_name in self.ctx.bindings.names:
+            self.warn(
+                anchor,
+                f"{target.patcher_name} is already a name in this entry script: not set up",
+                f"import {target.runtime_module} and apply {target.patcher_module} by hand",
+            )
+            return updated
+        main = self._main
+        spans = [self.ctx.span(anchor)]
+        if main is not None:
+            spans.append(self.ctx.span(main.test))
+        if any(self.ctx.is_suppressed(self.code, first, last) for first, _, last in spans):
+            return updated
+
+        apply_at_top = with_patcher and main is None
+        block = self._top_block(with_patcher, apply_at_top)
+        new_module = _splice(updated, index, block)
+        pieces = [target.runtime_module]
+        if with_patcher:
+            pieces += [target.safety_net_module, f"{target.patcher_module}.{target.patcher_name}"]
+        self.edit(
+            anchor,
+            anchor,
+            anchor,
+            f"entry script ({reason}): guarded imports of {', '.join(pieces)} added here, "
+            "before anything builds a device, accelerator or process group"
+            + ("; the patcher is applied right after them" if apply_at_top else ""),
+        )
+        if not with_patcher:
+            self.warn(
+                anchor,
+                f"{target.patcher_module} left out: importing it loads "
+                f"{target.safety_net_module}, which the options turn off",
+                f"add `from {target.patcher_module} import {target.patcher_name}` by hand if "
+                "its patches are needed",
+            )
+        if main is not None and with_patcher:
+            body = list(new_module.body)
+            position = next(i for i, s in enumerate(original.body) if s is main) + len(block)
+            updated_main = body[position]
+            assert isinstance(updated_main, cst.If)
+            body[position] = self._apply_in_main(updated_main)
+            new_module = new_module.with_changes(body=body)
+            self.edit(
+                main.test,
+                main.test,
+                main.test,
+                f"the {target.patcher_module.split('.', 1)[0]} patcher is applied first "
+                "in the main block",
+            )
+        return new_module
+
+    def _top_block(self, with_patcher: bool, apply_at_top: bool) -> list[Statement]:
+        target = self.target
+        package = target.patcher_module.split(".", 1)[0]
+        imports = [f"    import {target.runtime_module}  # noqa: F401"]
+        fallback = []
+        what = f"the {target.name} runtime loads"
+        if with_patcher:
+            imports += [
+                f"    import {target.safety_net_module}  # noqa: F401",
+                f"    from {target.patcher_module} import {target.patcher_name}",
+            ]
+            fallback = [f"    {target.patcher_name} = None"]
+            what = f"the {target.name} runtime, its safety net and the {package} patcher load"
+        subject, pronoun = ("they are", "them") if with_patcher else ("it is", "it")
+        comment = _wrap(
+            f"{_MARK}: {what} before anything builds a device, an accelerator or a process "
+            f"group. Where {subject} missing the script warns and runs without {pronoun}."
+        )
+        # One statement, `warnings` imported where it is used: imports that other rules
+        # request are added by the engine after the file's first import statement, which
+        # must not be inside this block.
+        code = "\n".join(
+            [
+                "try:",
+                *imports,
+                f"except {_CAUGHT} as error:",
+                "    import warnings",
+                *fallback,
+                f'    warnings.warn(f"{target.name} set-up incomplete, running without it: '
+                '{error!r}", stacklevel=1)',
+                "",
+            ]
+        )
+        statements = list(cst.parse_module(code).body)
+        statements[0] = statements[0].with_changes(leading_lines=_comment_lines(comment))
+        if apply_at_top:
+            statements.append(self._patcher_statement())
+        return statements
+
+    def _patcher_statement(self) -> Statement:
+        package = self.target.patcher_module.split(".", 1)[0]
+        name = self.target.patcher_name
+        statement = cst.parse_module(
+            f"if {name} is not None:\n    {name}.build().__enter__()\n"
+        ).body[0]
+        comment = _wrap(
+            f"{_MARK}: apply the {package} patches first, as entering "
+            f"`with {name}.build():` does (its exit undoes nothing)."
+        )
+        return statement.with_changes(leading_lines=_comment_lines(comment))
+
+    def _apply_in_main(self, main: cst.If) -> cst.If:
+        statement = self._patcher_statement()
+        if isinstance(main.body, cst.IndentedBlock):
+            return main.with_changes(body=main.body.with_changes(body=[statement, *main.body.body]))
+        assert isinstance(main.body, cst.SimpleStatementSuite)
+        rest = cst.SimpleStatementLine(
+            body=main.body.body, trailing_whitespace=main.body.trailing_whitespace
+        )
+        return main.with_changes(body=cst.IndentedBlock(body=[statement, rest]))
+
+
+def _splice(module: cst.Module, index: int, block: list[Statement]) -> cst.Module:
+    """Insert `block` before statement `index`, with a blank line and an end marker."""
+    header = list(module.header)
+    body = list(module.body)
+    moved: list[cst.EmptyLine] = []
+    if index == 0:
+        # Comments right above the first statement (after the header's last blank line)
+        # describe that statement, not the file: they stay with it, below the block.
+        blank = max((i for i, line in enumerate(header) if line.comment is None), default=-1)
+        if blank >= 0:
+            moved = header[blank + 1 :]
+            header = header[: blank + 1]
+    blank_above = index == 0 and bool(header) and header[-1].comment is None
+    if (index > 0 or header) and not blank_above:
+        block[0] = block[0].with_changes(leading_lines=[cst.EmptyLine(), *block[0].leading_lines])
+    if index < len(body):
+        following = body[index]
+        lines = [*moved, *following.leading_lines]
+        spacer = [] if lines and lines[0].comment is None else [cst.EmptyLine()]
+        end = _comment_lines(["End of the migration's set-up."])
+        body[index] = following.with_changes(leading_lines=[*end, *spacer, *lines])
+    body[index:index] = block
+    return module.with_changes(header=header, body=body)
+
+
+def _is_optimizer(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) == 3 and parts[:2] == ["torch", "optim"] and parts[2][:1].isupper()
+
+
+_RUNNERS = frozenset({"main", "train", "run", "fit", "launch", "cli"})
+
+
+def _from_training_module(name: str) -> bool:
+    """`pkg.train.main`: a runner function imported from a module with "train" in its path."""
+    *modules, function = name.split(".")
+    runs = function in _RUNNERS or "train" in function.lower()
+    return runs and any("train" in part.lower() for part in modules)

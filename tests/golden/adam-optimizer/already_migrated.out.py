@@ -1,0 +1,5 @@
+import torch
+
+
+def build(params):
+    return torch.optim.AdamW(params, lr=1e-4, fused=True)

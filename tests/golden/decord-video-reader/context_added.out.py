@@ -1,0 +1,20 @@
+import decord
+
+
+def open_video(path):
+    return decord.VideoReader(path, ctx=decord.cpu(0))
+
+
+def open_many(paths, shape):
+    return decord.VideoLoader(
+        paths,
+        shape=shape,
+        interval=1,
+        skip=0,
+        shuffle=0,
+        ctx=decord.cpu(0),
+    )
+
+
+def open_small(path):
+    return decord.VideoReader(path, width=320, height=240, ctx=decord.cpu(0))

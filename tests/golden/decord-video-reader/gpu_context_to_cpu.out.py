@@ -1,0 +1,16 @@
+import decord
+from decord import gpu
+
+
+def open_video(path, device_id=0):
+    reader = decord.VideoReader(path, ctx=decord.cpu(0))
+    return reader
+
+
+def open_many(paths, shape):
+    contexts = [decord.cpu(0), decord.cpu(0)]
+    return decord.VideoLoader(paths, contexts, shape, 1, 0, 0)
+
+
+def open_positional(path):
+    return decord.VideoReader(path, decord.cpu(0))

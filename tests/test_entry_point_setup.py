@@ -1,0 +1,112 @@
+"""NPU030's injected set-up, run for real: order of events, and no device stack needed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrator.engine import Settings, migrate_text
+from migrator.rule import RuleOptions
+from migrator.target import NPU
+
+SCRIPT = '''"""A training entry that builds its accelerator at import time."""
+import os
+
+
+def log(event):
+    with open(os.environ["EVENT_LOG"], "a") as handle:
+        handle.write(event + "\\n")
+
+
+log("module code")
+
+
+def train(loss):
+    loss.backward()
+
+
+if __name__ == "__main__":
+    log("main block")
+'''
+
+FAKES = {
+    "torch_npu/__init__.py": 'import fake_log\nfake_log.log("torch_npu")\n',
+    "torch_npu/contrib/__init__.py": "",
+    "torch_npu/contrib/transfer_to_npu.py": 'import fake_log\nfake_log.log("transfer_to_npu")\n',
+    "mx_driving/__init__.py": "",
+    "mx_driving/patcher.py": (
+        "import fake_log\n"
+        'fake_log.log("patcher imported")\n\n\n'
+        "class _Patcher:\n"
+        "    def __enter__(self):\n"
+        '        fake_log.log("patches applied")\n'
+        "        return self\n\n"
+        "    def __exit__(self, *exc):\n"
+        "        return False\n\n\n"
+        "class _Builder:\n"
+        "    def build(self):\n"
+        "        return _Patcher()\n\n\n"
+        "default_patcher_builder = _Builder()\n"
+    ),
+    "fake_log.py": (
+        "import os\n\n\n"
+        "def log(event):\n"
+        '    with open(os.environ["EVENT_LOG"], "a") as handle:\n'
+        '        handle.write(event + "\\n")\n'
+    ),
+}
+
+
+def _migrated() -> str:
+    settings = Settings(NPU, ("NPU030",), RuleOptions())
+    result = migrate_text("train.py", SCRIPT.encode(), settings)
+    assert result.new_data is not None, "the script must be recognised as an entry"
+    return result.new_data.decode()
+
+
+def _run(tmp_path: Path, fakes: dict[str, str]) -> tuple[list[str], str]:
+    script = tmp_path / "train.py"
+    script.write_text(_migrated())
+    packages = tmp_path / "site"
+    for name, text in fakes.items():
+        path = packages / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    log = tmp_path / "events.log"
+    env = {**os.environ, "EVENT_LOG": str(log), "PYTHONPATH": str(packages)}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return log.read_text().splitlines(), done.stderr
+
+
+def test_set_up_runs_before_module_code_and_patches_before_main(tmp_path: Path) -> None:
+    events, stderr = _run(tmp_path, FAKES)
+    assert events == [
+        "torch_npu",
+        "transfer_to_npu",
+        "patcher imported",
+        "module code",
+        "patches applied",
+        "main block",
+    ]
+    assert "set-up incomplete" not in stderr
+
+
+def test_script_still_runs_without_the_device_stack(tmp_path: Path) -> None:
+    events, stderr = _run(tmp_path, {})
+    assert events == ["module code", "main block"]
+    assert "npu set-up incomplete" in stderr
+
+
+@pytest.mark.parametrize("error", ["RuntimeError", "OSError"])
+def test_a_broken_runtime_is_reported_not_fatal(tmp_path: Path, error: str) -> None:
+    broken = {**FAKES, "torch_npu/__init__.py": f'raise {error}("libhccl.so: not found")\n'}
+    events, stderr = _run(tmp_path, broken)
+    assert events == ["module code", "main block"]
+    assert "libhccl.so" in stderr
