@@ -13,18 +13,6 @@ import libcst as cst
 from migrator.rule import PythonRule
 
 
-def is_bound_here(rule: PythonRule, name: str) -> bool:
-    """Whether `name` is bound at the rule's current position (any kind of binding)."""
-    innermost = True
-    for scope in reversed(rule._scopes):
-        if scope.is_class and not innermost:
-            continue
-        innermost = False
-        if name in scope.names:
-            return True
-    return rule.ctx.bindings.is_bound(name)
-
-
 def bound_reference(rule: PythonRule, qualified: str) -> cst.BaseExpression | None:
     """An expression for `qualified` made of names the file binds here, or None.
 
@@ -48,7 +36,7 @@ def bound_reference(rule: PythonRule, qualified: str) -> cst.BaseExpression | No
 def imported_reference(rule: PythonRule, qualified: str) -> cst.Name | None:
     """`name`, after asking for `from <module> import <name>`; None if `name` is taken here."""
     module, _, name = qualified.rpartition(".")
-    if not module or is_bound_here(rule, name):
+    if not module or rule.is_bound(name):
         return None
     rule.add_import(module, name)
     return cst.Name(name)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import difflib
 import re
 import warnings
 from collections.abc import Sequence
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.bindings import ModuleBindings, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
@@ -225,6 +226,8 @@ class _Run:
     def transform(
         self, module: cst.Module, rules: Sequence[type[PythonRule]], line_offset: int
     ) -> cst.Module:
+        line_map: list[int] | None = None
+        code: str | None = None
         for rule_class in rules:
             ctx = RuleContext(
                 path=self.path,
@@ -233,9 +236,18 @@ class _Run:
                 bindings=self.bindings,
                 suppressions=self.suppressions,
                 line_offset=line_offset,
+                line_map=line_map,
             )
             ctx.begin_pass(module)
-            module = module.visit(rule_class(ctx))
+            new_module = module.visit(rule_class(ctx))
+            if ctx.changes:
+                # Keep reporting original line numbers after a pass that added lines.
+                code = module.code if code is None else code
+                new_code = new_module.code
+                if new_code.count("\n") != code.count("\n"):
+                    line_map = remap_lines(code, new_code, line_map)
+                code = new_code
+            module = new_module
             self.changes.extend(ctx.changes)
             self.warnings.extend(ctx.warnings)
             self.suppressed.extend(ctx.suppressed)
@@ -243,11 +255,39 @@ class _Run:
         return module
 
 
+def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]:
+    """For each line of `new`, the original line it comes from (inserted lines: the next)."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    previous = list(line_map) if line_map is not None else list(range(1, len(old_lines) + 1))
+    last = previous[-1] if previous else 1
+    mapped: list[int] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal":
+                i = i1 + (j - j1)
+            elif tag == "replace":
+                i = min(i1 + (j - j1), i2 - 1)
+            else:
+                i = i1
+            mapped.append(previous[i] if i < len(previous) else last)
+    return mapped
+
+
 def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
     context = CodemodContext()
     for request in dict.fromkeys(requests):
-        AddImportsVisitor.add_needed_import(context, request.module, request.name, request.asname)
-    return AddImportsVisitor(context).transform_module(module)
+        if request.remove:
+            RemoveImportsVisitor.remove_unused_import(context, request.module, request.name)
+        else:
+            AddImportsVisitor.add_needed_import(
+                context, request.module, request.name, request.asname
+            )
+    module = AddImportsVisitor(context).transform_module(module)
+    if any(request.remove for request in requests):
+        module = RemoveImportsVisitor(context).transform_module(module)
+    return module
 
 
 def migrate_python(
@@ -262,7 +302,7 @@ def migrate_python(
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed."""
     rules = [rule for rule in rules if rule.applies_to(path)]
     if not full:
-        rules = [rule for rule in rules if rule.may_act_on(text)]
+        rules = [rule for rule in rules if rule.may_act_on(text) or rule.always_for(path, options)]
         if not rules:
             return PythonOutcome(text)
     tree = parse_ast(text)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import inspect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import ClassVar, TypeVar, cast
@@ -50,9 +50,12 @@ class RuleOptions:
 
 @dataclass(frozen=True)
 class ImportRequest:
+    """An import to add, or (`remove`) to drop if nothing uses it any more."""
+
     module: str
     name: str | None = None
     asname: str | None = None
+    remove: bool = False
 
 
 @dataclass
@@ -65,6 +68,8 @@ class RuleContext:
     bindings: ModuleBindings = EMPTY
     suppressions: Suppressions = field(default_factory=Suppressions)
     line_offset: int = 0
+    # Earlier passes may have inserted lines: line_map[i] is the original line of line i+1.
+    line_map: Sequence[int] | None = None
     changes: list[Change] = field(default_factory=list)
     warnings: list[MigrationWarning] = field(default_factory=list)
     suppressed: list[Suppression] = field(default_factory=list)
@@ -85,10 +90,15 @@ class RuleContext:
             self._positions = wrapper.resolve(PositionProvider)
         where = self._positions[node]
         return (
-            where.start.line + self.line_offset,
+            self._original_line(where.start.line),
             where.start.column + 1,
-            where.end.line + self.line_offset,
+            self._original_line(where.end.line),
         )
+
+    def _original_line(self, line: int) -> int:
+        if self.line_map is not None and 0 < line <= len(self.line_map):
+            line = self.line_map[line - 1]
+        return line + self.line_offset
 
     def is_suppressed(self, code: str, first: int, last: int) -> bool:
         line = self.suppressions.covering(code, first, last)
@@ -128,6 +138,11 @@ class Rule:
     @classmethod
     def may_act_on(cls, text: str) -> bool:
         return any(token in text for token in cls.tokens)
+
+    @classmethod
+    def always_for(cls, path: str, options: RuleOptions) -> bool:
+        """Run on `path` even without tokens (e.g. a file the user named with --entry)."""
+        return False
 
     @property
     def target(self) -> Target:
@@ -376,6 +391,17 @@ class PythonRule(Rule, cst.CSTTransformer):
             return None
         return ".".join([head, *reversed(parts)])
 
+    def is_bound(self, name: str) -> bool:
+        """Whether `name` is bound here (any kind of binding, in any visible scope)."""
+        innermost = True
+        for scope in reversed(self._scopes):
+            if scope.is_class and not innermost:
+                continue
+            innermost = False
+            if name in scope.names:
+                return True
+        return self.ctx.bindings.is_bound(name)
+
     def local_name_for(self, qualified: str) -> str | None:
         """A module-level name bound to exactly `qualified` and not shadowed here."""
         for name in self.ctx.bindings.names_for(qualified):
@@ -412,6 +438,10 @@ class PythonRule(Rule, cst.CSTTransformer):
     def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
         """Ask the engine to add an import (through LibCST's AddImportsVisitor)."""
         self.ctx.imports.append(ImportRequest(module, name, asname))
+
+    def remove_import(self, module: str, name: str | None = None) -> None:
+        """Ask the engine to drop an import if nothing uses it (RemoveImportsVisitor)."""
+        self.ctx.imports.append(ImportRequest(module, name, remove=True))
 
 
 class TextRule(Rule):

@@ -10,7 +10,7 @@ import libcst as cst
 
 from migrator.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.model import Safety
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.rule import Example, PythonRule, RuleContext, RuleOptions
 
 _TRAINING_CALLS = frozenset(
     {
@@ -164,6 +164,12 @@ class EntryPointSetup(PythonRule):
         "init_process_group",
         "deepspeed.initialize",
     )
+
+    @classmethod
+    def always_for(cls, path: str, options: RuleOptions) -> bool:
+        # A file named with --entry is set up even when it has none of the tokens.
+        return path in _named(options)
+
     examples = (
         Example(
             '"""Train."""\nimport torch\n\n\ndef main():\n    loss = torch.ones(1)\n'
@@ -282,10 +288,7 @@ class EntryPointSetup(PythonRule):
             return updated_node
         named = self.ctx.options.entry_points
         if named:
-            wanted = {PurePosixPath(path).as_posix().removeprefix("./") for path in named}
-            if self.ctx.path not in wanted:
-                return updated_node
-            if self._main is None and not self.may_act_on(original_node.code):
+            if self.ctx.path not in _named(self.ctx.options):
                 return updated_node
             reason = "named with --entry"
         elif self._main is None:
@@ -469,3 +472,7 @@ def _from_training_module(name: str) -> bool:
     *modules, function = name.split(".")
     runs = function in _RUNNERS or "train" in function.lower()
     return runs and any("train" in part.lower() for part in modules)
+
+
+def _named(options: RuleOptions) -> set[str]:
+    return {PurePosixPath(path).as_posix().removeprefix("./") for path in options.entry_points}
