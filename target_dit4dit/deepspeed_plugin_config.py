@@ -33,8 +33,8 @@ class DeepspeedPluginConfig(ExpectsShape, PythonRule):
     Why: upstream builds the plugin at import time from the repository's own ZeRO-2 file
     (`DiT4DiT/config/deepseeds/ds_config.yaml`, relative to the working directory). A plugin
     given a config overrides the launch config, so launching with the ZeRO-3 accelerate
-    config still trains with ZeRO-2, and ZeRO-3 (needed to fit the Cosmos backbone plus action
-    head on 64 GB NPUs) never takes effect. With an empty plugin the launch config decides.
+    config still trains with ZeRO-2: ZeRO-3 never takes effect. With an empty plugin the
+    launch config decides.
 
     Example: `DeepSpeedPlugin(hf_ds_config="DiT4DiT/config/deepseeds/ds_config.yaml")` becomes
     `DeepSpeedPlugin()`.
@@ -47,9 +47,11 @@ class DeepspeedPluginConfig(ExpectsShape, PythonRule):
 
     Caveats: a config given as an expression (a variable, a dict built in code) is reported,
     not removed: move it into the accelerate config's `deepspeed_config_file` by hand. Other
-    arguments left in the call (`zero_stage=2`, ...) still override the launch config; the
-    change message names them. In the trainer without any `DeepSpeedPlugin` call, a warning
-    says so (upstream may have changed how DeepSpeed is set up).
+    arguments left in the call (`zero_stage=2`, ...) still take part: they fill the DeepSpeed
+    file's `"auto"` values, and replace the accelerate config's own settings when it names no
+    file; the change message names them. Started without `accelerate launch`, the plugin falls
+    back to accelerate's defaults (ZeRO-2, no bf16). In the trainer without any
+    `DeepSpeedPlugin` call, a warning says so (upstream may have changed the set-up).
     """
 
     code = "DIT001"
@@ -126,7 +128,10 @@ class DeepspeedPluginConfig(ExpectsShape, PythonRule):
                 code_of(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
                 for arg in replacement.args
             )
-            message += f"; the arguments left ({kept}) still override it"
+            message += (
+                f'; the arguments left ({kept}) still fill the DeepSpeed file\'s "auto" values '
+                "or replace the accelerate config's own"
+            )
         return self.edit(original_node, updated_node, replacement, message)
 
     @staticmethod

@@ -54,7 +54,7 @@ class LaunchProcessCount(ExpectsShape, TextRule):
     """Launch one process per visible NPU (at most the script's count) on a single node.
 
     What it does: in a shell script, a single-node `accelerate launch ... --num_processes N`
-    (a literal N) gets two lines before it and a variable in place of N:
+    (a literal N) gets a comment and two lines before it, and a variable in place of N:
 
         # one process per visible NPU, at most the 8 this script was written for; ...
         NUM_PROCESSES=$(python -c "import torch, torch_npu; print(min(8, torch....))")
@@ -62,14 +62,14 @@ class LaunchProcessCount(ExpectsShape, TextRule):
         accelerate launch ... --num_processes "${NUM_PROCESSES:?cannot count the visible NPUs}"
 
     so the count is never above the NPUs the job can see (`ASCEND_RT_VISIBLE_DEVICES` picks
-    them) and never above what the script asked for. The third line says on stderr when fewer
+    them) and never above what the script asked for; the `if` line says on stderr when fewer
     processes run than the script asked for.
 
     Why: DiT4DiT's scripts ask for 64, 16 and 8 processes (their authors' GPU clusters), and
     `accelerate launch` on one node starts exactly that many. With more processes than NPUs,
     several ranks land on one device and HCCL fails to set up its communicator (the blog's
-    16 processes on 8 cards). Counting the devices at launch fits Atlas 800T A2 (8 NPUs) and
-    A3 (16 visible dies) nodes alike; capping at N keeps the script's recipe wherever it fits.
+    16 processes on 8 cards). Counting the devices at launch fits a node of any size; capping
+    at N keeps the script's recipe wherever it fits.
 
     Multi-node launches (`--num_machines` other than 1, `--machine_rank`, SLURM or mpirun
     scripts) are not changed: there `--num_processes` counts all nodes' processes, and the

@@ -129,13 +129,14 @@ class RankZeroStateDict(ExpectsShape, PythonRule):
     `_save_checkpoint` and `_finalize_training`; the rule matches it in any method.
 
     Why: under DeepSpeed ZeRO-3 every rank holds a shard of the weights, and
-    `get_state_dict` gathers them: a collective that every rank must join. Called on rank 0
-    only, it waits forever for the others (they are already in `wait_for_everyone()`), so
-    ZeRO-3 training hangs at the first checkpoint. On HCCL the hang ends, after
-    `HCCL_EXEC_TIMEOUT`, in a timeout error. Called on every rank, only rank 0 gets the full
-    state dict, and the saved `.pt` file (format and path) is the same as before, so resuming
-    and deployment (`steps_N_pytorch_model.pt`) keep working. DeepSpeed's own
-    `save_checkpoint` would change that format.
+    `get_state_dict` gathers them (`_zero3_consolidated_16bit_state_dict`, which DeepSpeed
+    says "must be called on all ranks and not just rank 0"). Called on rank 0 only, it waits
+    for ranks that never join (they are already in `wait_for_everyone()`), so ZeRO-3
+    training hangs at the first checkpoint until the collective times out. Called on every
+    rank, rank 0 gets the full state dict (the others None), and the saved `.pt` file
+    (format and path) is the same as before, so resuming and deployment
+    (`steps_N_pytorch_model.pt`) keep working. DeepSpeed's own `save_checkpoint` would
+    change that format.
 
     Example:
 
