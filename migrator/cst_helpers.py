@@ -135,3 +135,16 @@ def attribute_chain(
     for outer in chain[depth + 1 :]:
         rebuilt = outer.with_changes(value=rebuilt)
     return rebuilt
+
+
+def remove_arg(call: cst.Call, old: cst.Arg) -> cst.Call:
+    """The call without `old`, keeping the comma style (and trailing comma) of what remains."""
+    args = list(call.args)
+    index = next(i for i, arg in enumerate(args) if arg is old)
+    del args[index]
+    if not args:
+        return call.with_changes(args=[], whitespace_before_args=cst.SimpleWhitespace(""))
+    if index == len(args):
+        # The new last argument takes the removed one's ending: trailing comma or none.
+        args[-1] = args[-1].with_changes(comma=old.comma)
+    return call.with_changes(args=args)

@@ -12,7 +12,10 @@ from pathlib import Path
 
 from migrator.profile import Profile
 
-MARKERS = ("DiT4DiT/training/train.py", "DiT4DiT/model/framework/DiT4DiT.py")
+# Where upstream keeps the trainer and the framework module; the profile's rules target them.
+TRAINER = "DiT4DiT/training/train.py"
+FRAMEWORK = "DiT4DiT/model/framework/DiT4DiT.py"
+MARKERS = (TRAINER, FRAMEWORK)
 
 
 def detect(root: Path) -> bool:

@@ -1,0 +1,196 @@
+"""Ground-truth actions and mask not aligned with the prediction in `eval_action_model`."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrator.expected import ExpectsShape, not_found
+from migrator.rule import Example, PythonRule, RuleContext
+from migrator.statements import (
+    array_after,
+    code_of,
+    insert_before,
+    is_sliced,
+    walk_statements,
+)
+from target_dit4dit import TRAINER
+
+FUNCTION = "eval_action_model"
+_SIMPLE = (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+
+
+class _MaskedError(cst.CSTVisitor):
+    """Finds `(prediction - truth) * mask` (either operand order of `*`)."""
+
+    def __init__(self) -> None:
+        self.found: tuple[cst.BaseExpression, cst.Name, cst.Name] | None = None
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self.found is not None or not isinstance(node.operator, cst.Multiply):
+            return
+        for difference, mask in ((node.left, node.right), (node.right, node.left)):
+            if (
+                isinstance(difference, cst.BinaryOperation)
+                and isinstance(difference.operator, cst.Subtract)
+                and isinstance(difference.right, cst.Name)
+                and isinstance(mask, cst.Name)
+            ):
+                self.found = (difference.left, difference.right, mask)
+                return
+
+
+def _masked_error(line: cst.BaseStatement) -> tuple[cst.BaseExpression, cst.Name, cst.Name] | None:
+    """`(prediction, truth, mask)` of the first masked error on a simple statement line."""
+    if not isinstance(line, cst.SimpleStatementLine):
+        return None
+    visitor = _MaskedError()
+    line.visit(visitor)
+    return visitor.found
+
+
+class EvalActionAlignment(ExpectsShape, PythonRule):
+    """Cut ground-truth actions and mask to the predicted length in `eval_action_model`.
+
+    What it does: in DiT4DiT's trainer, `eval_action_model` compares the predicted actions
+    with the batch's ground truth through a masked error, `(normalized_actions - actions) *
+    action_mask`. Right before that statement the rule inserts
+
+        actions = actions[:, -normalized_actions.shape[1]:]
+        action_mask = action_mask[:, -normalized_actions.shape[1]:]
+
+    (with the file's own names), keeping the *last* steps, as `forward` does for its targets
+    (see DIT003), so the three arrays have the same length.
+
+    Why: the model predicts `future_action_window_size + 1` steps while the data may carry
+    longer chunks (16-step robotwin data, 8 predicted steps with the shipped configs); the
+    subtraction then fails to broadcast and training crashes at the first evaluation. This
+    is a data/config mismatch, the same on every device. When the lengths agree the slices
+    keep everything.
+
+    Safety: safe: a no-op when the lengths agree, a fix when the data is longer.
+
+    Caveats: only a masked error whose ground truth and mask are plain names that hold
+    arrays (`actions = np.array(actions)`) at that point is edited; a name already sliced
+    anywhere in the function is left alone. When `eval_action_model` or the masked error is
+    missing, or the ground truth is still a Python list there, the rule warns instead. A
+    prediction *longer* than the data cannot be fixed by slicing and still fails.
+    """
+
+    code = "DIT004"
+    name = "eval-action-alignment"
+    summary = (
+        "Align ground-truth actions/mask to the predicted length before eval_action_model's MSE."
+    )
+    tokens = (FUNCTION,)
+    # Runs after the rules that keep line counts, so their reports name the file's own lines.
+    priority = 800
+    paths = (TRAINER,)
+    whole_module = True
+    examples = (
+        Example(
+            "import numpy as np\n\n\n"
+            "def eval_action_model(pred, actions, action_mask):\n"
+            "    actions = np.array(actions)\n"
+            "    action_mask = np.array(action_mask)\n"
+            "    diff = (pred - actions) * action_mask\n"
+            "    return (diff**2).sum() / action_mask.sum()\n",
+            "import numpy as np\n\n\n"
+            "def eval_action_model(pred, actions, action_mask):\n"
+            "    actions = np.array(actions)\n"
+            "    action_mask = np.array(action_mask)\n"
+            "    actions = actions[:, -pred.shape[1]:]\n"
+            "    action_mask = action_mask[:, -pred.shape[1]:]\n"
+            "    diff = (pred - actions) * action_mask\n"
+            "    return (diff**2).sum() / action_mask.sum()\n",
+            path=TRAINER,
+        ),
+        Example(
+            "import numpy as np\n\n\n"
+            "def eval_action_model(pred, actions, action_mask):\n"
+            "    actions = np.array(actions)[:, -pred.shape[1]:]\n"
+            "    action_mask = np.array(action_mask)[:, -pred.shape[1]:]\n"
+            "    diff = (pred - actions) * action_mask\n"
+            "    return (diff**2).sum() / action_mask.sum()\n",
+            None,
+            path=TRAINER,
+        ),
+    )
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._functions: dict[int, cst.FunctionDef] = {}
+        self._inserts: dict[int, list[cst.BaseStatement]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value == FUNCTION:
+            self._functions[id(node.body)] = node
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        # The function's scope is open here, so names resolve as they do inside it.
+        function = self._functions.get(id(node))
+        if function is not None:
+            self._plan(function, node)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.BaseSuite:
+        if not any(id(line) in self._inserts for line in original_node.body):
+            return updated_node
+        return insert_before(original_node, updated_node, self._inserts)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not self._functions:
+            self.warn(
+                original_node,
+                not_found(f"{FUNCTION}()", self.ctx.path),
+                "make sure evaluation compares predictions with ground truth of the same length",
+            )
+        return updated_node
+
+    def _plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
+        lines = list(walk_statements(body))
+        position = next((i for i, (line, _) in enumerate(lines) if _masked_error(line)), None)
+        if position is None:
+            self.warn(
+                function,
+                not_found(
+                    "the masked error `(prediction - actions) * action_mask`",
+                    f"{FUNCTION}() of {self.ctx.path}",
+                ),
+                "make sure ground truth and mask are cut to the predicted length",
+            )
+            return
+        line = lines[position][0]
+        found = _masked_error(line)
+        assert found is not None
+        prediction, truth, mask = found
+        if truth.value == mask.value:
+            return
+        before = [earlier for earlier, _ in lines[:position]]
+        names = [name.value for name in (truth, mask) if not is_sliced(body, name.value)]
+        if not names:
+            return
+        lists = [name for name in names if not array_after(before, name, self.qualname)]
+        if lists:
+            self.warn(
+                line,
+                f"{' and '.join(lists)}: not seen to hold an array where the masked error is "
+                "computed (a list cannot be sliced); left unchanged",
+                "make it an array first, then keep its last prediction.shape[1] steps",
+            )
+            return
+        shown = code_of(prediction)
+        if not isinstance(prediction, _SIMPLE):
+            shown = f"({shown})"
+        new: list[cst.BaseStatement] = [
+            cst.parse_statement(f"{name} = {name}[:, -{shown}.shape[1]:]\n") for name in names
+        ]
+        message = (
+            f"{' and '.join(names)} cut to the last {shown}.shape[1] steps before the masked "
+            "error: data chunks longer than the prediction (16-step robotwin data, 8 predicted "
+            "steps) no longer break the subtraction"
+        )
+        # edit() hands back its second argument when a `# migrate: ignore` forbids the edit.
+        keep = cst.Name("keep")
+        if self.edit(line, keep, cst.Name("insert"), message) is not keep:
+            self._inserts[id(line)] = new

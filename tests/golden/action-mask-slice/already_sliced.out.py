@@ -1,0 +1,10 @@
+import numpy as np
+import torch
+
+
+class Policy:
+    def forward(self, actions, action_mask):
+        actions_target = actions[:, -(self.window + 1):, :]
+        action_mask = torch.from_numpy(np.stack(action_mask))
+        action_mask = action_mask[:, -(self.window + 1):]
+        return self.head(actions_target, action_mask.repeat(2, 1, 1))

@@ -1,0 +1,4 @@
+from accelerate import Accelerator
+
+# Upstream moved the DeepSpeed set-up elsewhere.
+accelerator = Accelerator()

@@ -1,0 +1,4 @@
+echo start
+accelerate launch \
+  --num_processes 16 \
+  train.py

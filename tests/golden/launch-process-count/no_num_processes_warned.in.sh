@@ -1,0 +1,3 @@
+accelerate launch --config_file configs/deepspeed_zero2.yaml \
+  train.py
+echo "accelerate launch is done"

@@ -1,0 +1,3 @@
+NGPU=8
+PROCS=$NGPU
+accelerate launch --num_processes $PROCS train.py
