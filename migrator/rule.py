@@ -427,6 +427,14 @@ class PythonRule(Rule, cst.CSTTransformer):
         self.ctx.changes.append(Change(self.ctx.path, first, col, self.code, message, needs_review))
         return replacement
 
+    def record(self, original: cst.CSTNode, message: str, *, review: bool | None = None) -> bool:
+        """Record an edit made elsewhere (a statement inserted or moved) at `original`.
+
+        Returns False, recording nothing, when a suppression forbids the edit.
+        """
+        keep = cst.Pass()
+        return self.edit(original, keep, cst.Pass(), message, review=review) is not keep
+
     def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
         first, col, last = self.ctx.span(node)
         if self.ctx.is_suppressed(self.code, first, last):
@@ -464,16 +472,23 @@ class TextRule(Rule):
     def apply(self, text: str) -> str:
         raise NotImplementedError
 
-    def change_at(self, line: int, col: int, message: str, *, review: bool | None = None) -> bool:
-        """Record an edit at a 1-based line/column; False if a suppression forbids it."""
-        if self.ctx.is_suppressed(self.code, line, line):
+    def change_at(
+        self, line: int, col: int, message: str, *, review: bool | None = None, last: int = 0
+    ) -> bool:
+        """Record an edit at a 1-based line/column; False if a suppression forbids it.
+
+        `last` is the final line of a multi-line construct (a `\\`-continued command).
+        """
+        if self.ctx.is_suppressed(self.code, line, max(line, last)):
             return False
         needs_review = self.safety is Safety.REVIEW if review is None else review
         self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
         return True
 
-    def warn_at(self, line: int, col: int, message: str, suggestion: str = "") -> None:
-        if self.ctx.is_suppressed(self.code, line, line):
+    def warn_at(
+        self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
+    ) -> None:
+        if self.ctx.is_suppressed(self.code, line, max(line, last)):
             return
         self.ctx.warnings.append(
             MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)

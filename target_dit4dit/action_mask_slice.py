@@ -235,7 +235,5 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
             f"{code_of(found[0])} (data longer than the action chunk, e.g. 16-step robotwin "
             "data with future_action_window_size 7, made the two disagree)"
         )
-        # edit() hands back its second argument when a `# migrate: ignore` forbids the edit.
-        keep = cst.Name("keep")
-        if self.edit(anchor, keep, cst.Name("insert"), message) is not keep:
+        if self.record(anchor, message):
             self._inserts[id(anchor)] = [line]

@@ -190,7 +190,5 @@ class EvalActionAlignment(ExpectsShape, PythonRule):
             "error: data chunks longer than the prediction (16-step robotwin data, 8 predicted "
             "steps) no longer break the subtraction"
         )
-        # edit() hands back its second argument when a `# migrate: ignore` forbids the edit.
-        keep = cst.Name("keep")
-        if self.edit(line, keep, cst.Name("insert"), message) is not keep:
+        if self.record(line, message):
             self._inserts[id(line)] = new

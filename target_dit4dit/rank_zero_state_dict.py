@@ -351,13 +351,12 @@ class RankZeroStateDict(ExpectsShape, PythonRule):
 
     def _record(self, statement: cst.BaseStatement, call: cst.Call, guard: cst.If) -> bool:
         """Report the move; False when a `# migrate: ignore` comment forbids it."""
-        keep = cst.Name("keep")
         message = (
             f"{code_of(call)} moved before `if {code_of(guard.test)}:`: under ZeRO-3 it "
             "gathers the sharded weights, a collective every rank must join (rank 0 alone "
             "hangs); saving stays on rank 0"
         )
-        if self.edit(statement, keep, cst.Name("move"), message) is keep:
+        if not self.record(statement, message):
             return False
         self._moved.add(id(call))
         return True

@@ -7,7 +7,7 @@ import torch
 
 def get_frames(video_path, indices, video_backend_kwargs=None):
     video_backend_kwargs = video_backend_kwargs or {}
-    vr = decord.VideoReader(video_path, **video_backend_kwargs)
+    vr = decord.VideoReader(video_path, **{**video_backend_kwargs, "ctx": decord.cpu(0)})
     frames = vr.get_batch(indices).asnumpy()
     return np.asarray(frames)
 

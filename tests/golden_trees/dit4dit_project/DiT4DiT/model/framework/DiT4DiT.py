@@ -39,7 +39,7 @@ class DiT4DiT(nn.Module):
 
         return {"action_loss": action_loss}
 
-    @torch.inference_mode()
+    @torch.no_grad()
     def predict_action(self, examples: List[dict], **kwargs):
         images = [example["image"] for example in examples]
         instructions = [example["lang"] for example in examples]
@@ -51,5 +51,5 @@ class DiT4DiT(nn.Module):
         with torch.autocast("npu", dtype=torch.float32):
             pred_actions = self.action_model.predict_action(last_hidden)
 
-        normalized_actions = pred_actions.detach().cpu().numpy()
+        normalized_actions = pred_actions.detach().float().cpu().numpy()
         return {"normalized_actions": normalized_actions}
