@@ -18,7 +18,14 @@ import click
 from migrator import __version__, registry
 from migrator.diff import colour, unified
 from migrator.engine import Settings, default_jobs
-from migrator.model import Change, FileResult, MigrationWarning, RunSummary, Status
+from migrator.model import (
+    Change,
+    FileResult,
+    MigrationWarning,
+    RunSummary,
+    Status,
+    Suppression,
+)
 from migrator.report import RunInfo, write_report
 from migrator.rule import RuleOptions
 from migrator.selection import SelectionError, select, split_codes
@@ -92,7 +99,7 @@ def _display(root: Path, rel: str) -> str:
     return str(full) if shown.startswith("..") else shown
 
 
-def _change_line(change: Change | MigrationWarning, shown: str) -> str:
+def _change_line(change: Change | MigrationWarning | Suppression, shown: str) -> str:
     text = change.format()
     return shown + text[len(change.path) :]
 
@@ -399,6 +406,9 @@ def _show(result: FileResult, root: Path, out: _Out, dry_run: bool) -> None:
         out.err(f"{shown}: created")
     if out.verbose:
         for item in result.suppressed:
-            out.err(f"{shown}:{item.line}: {item.code} suppressed by a migrate: ignore comment")
+            out.err(f"{_change_line(item, shown)} by a migrate: ignore comment")
         for item in result.unused_suppressions:
-            out.err(f"{shown}:{item.line}: unused suppression ({item.code})")
+            cell = f":cell {item.cell}" if item.cell is not None else ""
+            out.err(f"{shown}{cell}:{item.line}: unused suppression ({item.code})")
+        for note in result.notes:
+            out.err(f"{shown}: {note}")

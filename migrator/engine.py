@@ -18,6 +18,7 @@ from migrator.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
 from migrator.sources import SourceError, decode_python, decode_text
 from migrator.suppressions import text_suppressions
 from migrator.target import Target
+from migrator.textlines import command_spans, style_for
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 # Below this many files a process pool costs more than it saves.
@@ -90,9 +91,13 @@ class _Prepared:
             options=self.settings.options,
             suppressions=suppressions,
         )
-        if not suppressions.skips_file():
+        if suppressions.skips_file():
+            suppressions.skip_file()
+        else:
+            style = style_for(rel, text)
             for rule_class in self.text_rules:
                 if rule_class.handles(rel) and (self.settings.full or rule_class.may_act_on(text)):
+                    ctx.spans = command_spans(text, style) if suppressions.lines else None
                     text = rule_class(ctx).apply(text)
         return _result(rel, data, decoded.encode(text), ctx, suppressions.unused(rel))
 

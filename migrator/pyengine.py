@@ -35,7 +35,7 @@ from migrator.bindings import ModuleBindings, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
 from migrator.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.sources import SourceError, split_lines
-from migrator.suppressions import Suppressions, python_suppressions
+from migrator.suppressions import MARKER, Suppressions, python_suppressions
 from migrator.target import Target
 
 
@@ -264,12 +264,13 @@ def migrate_python(
     if not full:
         rules = [rule for rule in rules if rule.may_act_on(text)]
         if not rules:
-            return PythonOutcome(text)
+            return _untouched(text, path)
     tree = parse_ast(text)
     suppressions = python_suppressions(text)
     outcome = PythonOutcome(text, parsed=True)
     if suppressions.skips_file():
-        suppressions.used.add(suppressions.file_line or 0)
+        suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
         return outcome
     bindings = module_bindings(tree)
     run = _Run(path, target, options, bindings, suppressions)
@@ -286,6 +287,18 @@ def migrate_python(
     outcome.warnings = sorted(run.warnings)
     outcome.suppressed = sorted(set(run.suppressed))
     outcome.unused_suppressions = suppressions.unused(path)
+    return outcome
+
+
+def _untouched(text: str, path: str) -> PythonOutcome:
+    """No rule can act here; its suppressions are still reported as unused, as the full
+    path reports them (reading comments needs only the tokenizer, not a parse)."""
+    outcome = PythonOutcome(text)
+    if MARKER in text:
+        suppressions = python_suppressions(text)
+        if suppressions.skips_file():
+            suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
     return outcome
 
 

@@ -29,6 +29,10 @@ def _file(result: FileResult) -> dict[str, Any]:
         "changes": [asdict(change) for change in result.changes],
         "warnings": [asdict(warning) for warning in result.warnings],
         "suppressed": [asdict(item) for item in result.suppressed],
+        "unused_suppressions": [asdict(item) for item in result.unused_suppressions],
+        "notes": list(result.notes),
+        "todos_added": result.todos_added,
+        "todos_removed": result.todos_removed,
     }
 
 
@@ -46,6 +50,9 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             "warnings": summary.warnings,
             "suppressed": summary.suppressed,
             "files_failed": summary.failed,
+            "files_from_cache": summary.from_cache,
+            "todos_added": summary.todos_added,
+            "todos_removed": summary.todos_removed,
         },
         "files": [
             _file(result)
@@ -54,6 +61,8 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             or result.changes
             or result.warnings
             or result.suppressed
+            or result.unused_suppressions
+            or result.notes
         ],
         "skipped": [asdict(item) for item in skipped],
     }

@@ -68,6 +68,8 @@ class RuleContext:
     warnings: list[MigrationWarning] = field(default_factory=list)
     suppressed: list[Suppression] = field(default_factory=list)
     imports: list[ImportRequest] = field(default_factory=list)
+    # Text files: (first, last) line of the command holding each line, for suppressions.
+    spans: list[tuple[int, int]] | None = None
     _module: cst.Module | None = None
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
 
@@ -110,6 +112,9 @@ class Rule:
     paths: ClassVar[tuple[str, ...]] = ()
     # Lower runs first; rules that insert whole lines run late so others report true lines.
     priority: ClassVar[int] = 100
+    # False for rules that set up a program's entry (module-level imports, patchers): a
+    # notebook is not an entry script, so the engine never runs them on notebook cells.
+    notebooks: ClassVar[bool] = True
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
@@ -395,15 +400,25 @@ class TextRule(Rule):
 
     def change_at(self, line: int, col: int, message: str, *, review: bool | None = None) -> bool:
         """Record an edit at a 1-based line/column; False if a suppression forbids it."""
-        if self.ctx.is_suppressed(self.code, line, line):
+        if self._suppressed(line):
             return False
         needs_review = self.safety is Safety.REVIEW if review is None else review
         self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
         return True
 
     def warn_at(self, line: int, col: int, message: str, suggestion: str = "") -> None:
-        if self.ctx.is_suppressed(self.code, line, line):
+        if self._suppressed(line):
             return
         self.ctx.warnings.append(
             MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)
         )
+
+    def _suppressed(self, line: int) -> bool:
+        """A comment on the line, or on the first or last line of its continued command."""
+        if self.ctx.is_suppressed(self.code, line, line):
+            return True
+        spans = self.ctx.spans
+        if spans is None or not 1 <= line <= len(spans):
+            return False
+        first, last = spans[line - 1]
+        return (first, last) != (line, line) and self.ctx.is_suppressed(self.code, first, last)

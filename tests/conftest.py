@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest_plugins = ["tests.fixture_rules"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
