@@ -31,7 +31,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from migrator.bindings import ModuleBindings, module_bindings
+from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
 from migrator.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.sources import SourceError, split_lines
@@ -258,11 +258,19 @@ def migrate_python(
     options: RuleOptions,
     *,
     full: bool = False,
+    inherited: ModuleBindings = EMPTY,
 ) -> PythonOutcome:
-    """Run `rules` over one file's text. Raises SourceError when it cannot be parsed."""
+    """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
+
+    `inherited` holds names bound before this text runs (earlier notebook cells).
+    """
     rules = [rule for rule in rules if rule.applies_to(path)]
     if not full:
-        rules = [rule for rule in rules if rule.may_act_on(text)]
+        rules = [
+            rule
+            for rule in rules
+            if rule.may_act_on(text) or _uses_inherited_alias(rule, inherited, text)
+        ]
         if not rules:
             return _untouched(text, path)
     tree = parse_ast(text)
@@ -272,7 +280,7 @@ def migrate_python(
         suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
         return outcome
-    bindings = module_bindings(tree)
+    bindings = chain(inherited, module_bindings(tree))
     run = _Run(path, target, options, bindings, suppressions)
     if full or any(rule.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
@@ -288,6 +296,14 @@ def migrate_python(
     outcome.suppressed = sorted(set(run.suppressed))
     outcome.unused_suppressions = suppressions.unused(path)
     return outcome
+
+
+def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, text: str) -> bool:
+    """`ac("cuda")` in a cell after the cell that did `from torch import autocast as ac`."""
+    if not inherited.names:
+        return False
+    aliases = alias_tokens(rule, inherited)
+    return bool(aliases) and token_pattern((), aliases).search(text) is not None
 
 
 def _untouched(text: str, path: str) -> PythonOutcome:
