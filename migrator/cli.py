@@ -366,10 +366,12 @@ def migrate_command(
         sys.exit(EXIT_ERROR)
 
 
-def _entry_points(root: Path, entries: Sequence[Path], origin: str) -> tuple[str, ...]:
+def _entry_points(
+    root: Path, entries: Sequence[Path | str], origin: str, base: Path | None = None
+) -> tuple[str, ...]:
     found: list[str] = []
     for entry in entries:
-        full = entry.resolve()
+        full = (base / entry if base is not None else Path(entry)).resolve()
         if not full.is_file():
             raise _Failure(f"{origin}: {entry}: an entry point must name an existing file")
         try:
@@ -412,7 +414,7 @@ def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
     if request.entries:
         entries = _entry_points(root, request.entries, "--entry")
     elif config.entry is not None:
-        entries = _entry_points(root, config.entry, config.where("entry"))
+        entries = _entry_points(root, config.entry, config.where("entry"), config.folder)
     else:
         entries = ()
     transfer = request.transfer if request.transfer is not None else config.transfer_to_npu

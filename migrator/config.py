@@ -39,7 +39,8 @@ class Config:
     path: Path | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
-    entry: tuple[Path, ...] | None = None
+    # As written: relative to `folder`.
+    entry: tuple[str, ...] | None = None
     profile: str | None = None
     exclude: tuple[str, ...] | None = None
     annotate: bool | None = None
@@ -111,12 +112,11 @@ def load(start: Path) -> Config:
             values[key] = value
         else:
             raise ConfigError(f"{path}: {TABLE} unknown key {key!r} (known: {', '.join(KEYS)})")
-    entry = values.get("entry")
     return Config(
         path=path,
         select=values.get("select"),
         ignore=values.get("ignore"),
-        entry=None if entry is None else tuple(path.parent / item for item in entry),
+        entry=values.get("entry"),
         profile=values.get("profile"),
         exclude=values.get("exclude"),
         annotate=values.get("annotate"),

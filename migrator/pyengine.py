@@ -107,12 +107,16 @@ def _docstring_lines(node: ast.stmt) -> range:
     return range(0)
 
 
-def _groups(statements: Sequence[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
-    """Statements glued together because they share a line (`a = 1; b = 2`)."""
+def _groups(
+    statements: Sequence[ast.stmt], lines: Sequence[str]
+) -> list[tuple[int, int, list[ast.stmt]]]:
+    """Statements glued together because they share a logical line (`a = 1; b = 2`, or
+    `a = 1; \\` with `b = 2` on the next line), so a region never starts mid-line."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     for stmt in statements:
         first, last = _first_line(stmt), _last_line(stmt)
-        if groups and first <= groups[-1][1]:
+        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
+        if groups and (first <= groups[-1][1] or continued):
             start, end, members = groups[-1]
             groups[-1] = (start, max(end, last), [*members, stmt])
         else:
@@ -129,10 +133,10 @@ def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
     return False
 
 
-def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
+def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()) -> list[Region]:
     """The smallest whole statements that hold every hot line (sorted, disjoint)."""
     regions: list[Region] = []
-    for first, last, members in _groups(tree.body):
+    for first, last, members in _groups(tree.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -140,7 +144,7 @@ def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
             continue
         only = members[0] if len(members) == 1 else None
         if isinstance(only, ast.ClassDef):
-            methods = _class_regions(only, hot)
+            methods = _class_regions(only, hot, lines)
             if methods is not None:
                 regions.extend(methods)
                 continue
@@ -148,7 +152,9 @@ def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
     return regions
 
 
-def _class_regions(node: ast.ClassDef, hot: Sequence[int]) -> list[Region] | None:
+def _class_regions(
+    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str]
+) -> list[Region] | None:
     """Regions for the methods of a class, or None when the class must go whole."""
     body_first = _first_line(node.body[0])
     if body_first <= node.lineno:
@@ -156,7 +162,7 @@ def _class_regions(node: ast.ClassDef, hot: Sequence[int]) -> list[Region] | Non
     if _hot_in(hot, _first_line(node), body_first - 1, range(0)):
         return None
     regions: list[Region] = []
-    for first, last, members in _groups(node.body):
+    for first, last, members in _groups(node.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -335,7 +341,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
         [t for rule in rules for t in rule.tokens],
         [a for rule in rules for a in alias_tokens(rule, run.bindings)],
     )
-    regions = find_regions(tree, hot_lines(text, lines, every))
+    regions = find_regions(tree, hot_lines(text, lines, every), lines)
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])

@@ -36,21 +36,26 @@ class FlashAttnCall(PythonRule):
 
 
 class EntrySetup(PythonRule):
-    """Adds `import torch_npu` at the top of scripts with a main guard. Why: a fixture."""
+    """Entry scripts (a main guard, or named by --entry) import torch_npu at the top, and
+    transfer_to_npu unless it is turned off. Why: a fixture."""
 
     code = "TST030"
     name = "entry-setup"
     summary = "Entry scripts import torch_npu (test fixture)."
-    tokens = ("__main__",)
+    tokens = ("__main__", "def main")
     whole_module = True
     notebooks = False
     priority = 900
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if "import torch_npu" in original_node.code:
+        code = original_node.code
+        entry = self.ctx.path in self.ctx.options.entry_points or "__main__" in code
+        if not entry or "import torch_npu" in code:
             return updated_node
-        line = cst.parse_statement("import torch_npu\n")
-        replacement = updated_node.with_changes(body=[line, *updated_node.body])
+        lines = [cst.parse_statement("import torch_npu\n")]
+        if self.ctx.options.transfer_to_npu:
+            lines.append(cst.parse_statement("from torch_npu.contrib import transfer_to_npu\n"))
+        replacement = updated_node.with_changes(body=[*lines, *updated_node.body])
         return self.edit(original_node, updated_node, replacement, "import torch_npu")
 
 
