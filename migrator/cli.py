@@ -536,6 +536,8 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     except _Failure:
         _echo_bytes(data, request)
         raise
+    if out.verbose:
+        _describe(out, resolved, 1, None, None)
     result = migrate_text(rel, data, resolved.settings)
     result = replace(result, path=rel)
     summary = RunSummary()
