@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from migrator import __version__
-from migrator.model import FileResult, RunSummary, SkippedPath, Status
+from migrator.model import (
+    Change,
+    FileResult,
+    MigrationWarning,
+    RunSummary,
+    SkippedPath,
+    Status,
+    Suppression,
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,11 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
     return json.dumps(document, indent=2) + "\n"
 
 
+def _file_cell(item: Change | MigrationWarning | Suppression) -> str:
+    cell = f" cell {item.cell}" if item.cell is not None else ""
+    return f"`{item.path}`{cell}"
+
+
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -92,7 +105,8 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
             "|---|---|---|---|",
         ]
         lines += [
-            f"| `{c.path}` | {c.line} | {c.code} | {_md_escape(c.message)} |" for _, c in review
+            f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |"
+            for _, c in review
         ]
         lines.append("")
     warnings = [w for r in summary.results for w in r.warnings]
@@ -100,7 +114,7 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         lines += ["## Warnings: what the tool could not migrate", ""]
         lines += ["| file | line | code | problem | what to do |", "|---|---|---|---|---|"]
         lines += [
-            f"| `{w.path}` | {w.line} | {w.code} | {_md_escape(w.message)} | "
+            f"| {_file_cell(w)} | {w.line} | {w.code} | {_md_escape(w.message)} | "
             f"{_md_escape(w.suggestion)} |"
             for w in warnings
         ]
@@ -113,7 +127,15 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
     edits = [c for r in summary.results for c in r.changes]
     if edits:
         lines += ["## Every edit", "", "| file | line | code | edit |", "|---|---|---|---|"]
-        lines += [f"| `{c.path}` | {c.line} | {c.code} | {_md_escape(c.message)} |" for c in edits]
+        lines += [
+            f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |" for c in edits
+        ]
+        lines.append("")
+    suppressed = [s for r in summary.results for s in r.suppressed]
+    if suppressed:
+        lines += ["## Sites suppressed by `# migrate: ignore`", ""]
+        lines += ["| file | line | code |", "|---|---|---|"]
+        lines += [f"| {_file_cell(s)} | {s.line} | {s.code} |" for s in suppressed]
         lines.append("")
     created = [r.path for r in summary.results if r.status is Status.CREATED]
     if created:

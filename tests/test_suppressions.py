@@ -110,6 +110,9 @@ def test_suppressed_sites_are_listed_in_the_json_report(tmp_path: Path) -> None:
     (entry,) = data["files"]
     assert entry["suppressed"] == [{"path": "a.py", "line": 5, "code": "NPU001", "cell": None}]
     assert entry["unused_suppressions"] == [{"path": "a.py", "line": 7, "code": "*", "cell": None}]
+    markdown = tmp_path / "r.md"
+    run_file(tmp_path, "a.py", source, "--dry-run", "--report", str(markdown))
+    assert "| `a.py` | 5 | NPU001 |" in markdown.read_text()
 
 
 @pytest.mark.usefixtures("fixture_rules")
