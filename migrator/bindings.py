@@ -152,3 +152,18 @@ def module_bindings(tree: ast.Module) -> ModuleBindings:
     collector.statements(tree.body, frozenset())
     frozen = {name: tuple(values) for name, values in collector.names.items()}
     return ModuleBindings(MappingProxyType(frozen), tuple(collector.stars))
+
+
+def chain(earlier: ModuleBindings, later: ModuleBindings) -> ModuleBindings:
+    """Bindings of code that runs after `earlier` in one namespace (notebook cells).
+
+    A name both bind keeps both values, so it resolves only while they agree: a later
+    `torch = None` makes `torch` unknown rather than wrongly resolved.
+    """
+    if not earlier.names:
+        return later
+    names = {name: tuple(values) for name, values in earlier.names.items()}
+    for name, values in later.names.items():
+        names[name] = names.get(name, ()) + tuple(values)
+    stars = earlier.star_imports + later.star_imports
+    return ModuleBindings(MappingProxyType(names), stars)

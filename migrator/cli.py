@@ -7,18 +7,32 @@ including any file that could not be read or parsed.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
 from migrator import __version__, registry
+from migrator.cache import open_cache
+from migrator.config import Config, ConfigError
+from migrator.config import load as load_config
 from migrator.diff import colour, unified
-from migrator.engine import Settings, default_jobs
-from migrator.model import Change, FileResult, MigrationWarning, RunSummary, Status
+from migrator.engine import Settings, default_jobs, migrate_text
+from migrator.model import (
+    Change,
+    FileResult,
+    MigrationWarning,
+    RunSummary,
+    SkippedPath,
+    Status,
+    Suppression,
+)
+from migrator.profile import Profile
 from migrator.report import RunInfo, write_report
 from migrator.rule import RuleOptions
 from migrator.selection import SelectionError, select, split_codes
@@ -39,6 +53,7 @@ EXIT_OK = 0
 EXIT_PENDING = 1
 EXIT_ERROR = 2
 PROGRESS_THRESHOLD = 20
+DEFAULT_STDIN_NAME = "stdin.py"
 
 
 class _DefaultGroup(click.Group):
@@ -92,7 +107,7 @@ def _display(root: Path, rel: str) -> str:
     return str(full) if shown.startswith("..") else shown
 
 
-def _change_line(change: Change | MigrationWarning, shown: str) -> str:
+def _change_line(change: Change | MigrationWarning | Suppression, shown: str) -> str:
     text = change.format()
     return shown + text[len(change.path) :]
 
@@ -113,7 +128,9 @@ def _print_rules() -> None:
 
 
 def _explain(code: str) -> int:
-    rule = registry.load().by_code(code)
+    # `--explain "NPU-TODO(NPU050)"` works too: the code is read out of a TODO comment.
+    found = re.search(r"[A-Za-z]{3}\d{3}", code)
+    rule = registry.load().by_code(found.group(0) if found else code)
     if rule is None:
         click.echo(f"error: unknown rule code {code!r} (see --list-rules)", err=True)
         return EXIT_ERROR
@@ -138,11 +155,55 @@ def _selected_rules(
     return tuple(rule.code for rule in chosen)
 
 
+class _Failure(Exception):
+    """A run that cannot start: one `error:` line and exit code 2 (no usage text)."""
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The flags of one run, as given (None where a flag was not given)."""
+
+    path: Path
+    target_name: str
+    profile_name: str | None
+    mode: str
+    out_dir: Path | None
+    allow_dirty: bool
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    entries: tuple[Path, ...]
+    exclude: tuple[str, ...]
+    transfer: bool | None
+    annotate: bool | None
+    stdin_name: str | None
+    cache: bool
+    jobs: int
+    report_path: Path | None
+    full: bool
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("in-place", "out")
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """Flags merged over `[tool.migrate]`: what the run does."""
+
+    root: Path
+    config: Config
+    profile: Profile
+    settings: Settings
+    exclude: tuple[str, ...]
+    exclude_base: str
+
+
 @main.command(name="migrate", cls=_MainCommand, epilog=(
+    "Configuration: [tool.migrate] in the nearest pyproject.toml that has one (flags win). "
     "Other commands: 'migrate smoke PATH' checks that a migrated DiT4DiT checkout trains; "
     "'migrate run --emulate-npu -- SCRIPT ARGS' runs a script on the CPU-backed NPU emulator."
 ))  # fmt: skip
-@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.argument("path", required=False, type=click.Path(path_type=Path, allow_dash=True))
 @click.option(
     "--target",
     "target_name",
@@ -154,9 +215,9 @@ def _selected_rules(
 @click.option(
     "--profile",
     "profile_name",
-    default="auto",
-    show_default=True,
-    help="Rule profile: 'auto' picks one when the tree matches (else 'generic').",
+    default=None,
+    metavar="NAME",
+    help="Rule profile: 'auto' (default) picks one when the tree matches, else 'generic'.",
 )
 @click.option("--dry-run", is_flag=True, help="Write nothing; print the unified diff and edits.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if anything would change.")
@@ -192,9 +253,32 @@ def _selected_rules(
     help="Treat FILE as an entry script (repeatable); default: detected.",
 )
 @click.option(
-    "--no-transfer-to-npu",
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Leave out paths matching GLOB, relative to PATH (repeatable).",
+)
+@click.option(
+    "--transfer-to-npu/--no-transfer-to-npu",
+    "transfer",
+    default=None,
+    help="Add the transfer_to_npu safety net to entry scripts (default: on).",
+)
+@click.option(
+    "--annotate/--no-annotate",
+    default=None,
+    help="Leave a '# NPU-TODO(CODE): action' comment above each warning (default: off).",
+)
+@click.option(
+    "--stdin-filename",
+    "stdin_name",
+    metavar="NAME",
+    help="With PATH '-': the name of the code read on stdin (messages, file type, rules).",
+)
+@click.option(
+    "--no-cache",
     is_flag=True,
-    help="Do not add the transfer_to_npu safety net to entry scripts.",
+    help="Check every file, ignoring the cache of files unchanged since a clean run.",
 )
 @click.option(
     "--jobs",
@@ -213,7 +297,9 @@ def _selected_rules(
 @click.option("--list-rules", is_flag=True, help="List the rules and profiles, then exit.")
 @click.option("--explain", "explain_code", metavar="CODE", help="Explain a rule, then exit.")
 @click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary line.")
-@click.option("--verbose", "-v", is_flag=True, help="Also unchanged files, suppressions, skips.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Also suppressions, skipped paths, config and cache."
+)
 @click.option(
     "--full-parse",
     is_flag=True,
@@ -224,7 +310,7 @@ def _selected_rules(
 def migrate_command(
     path: Path | None,
     target_name: str,
-    profile_name: str,
+    profile_name: str | None,
     dry_run: bool,
     check: bool,
     out_dir: Path | None,
@@ -232,7 +318,11 @@ def migrate_command(
     select_: tuple[str, ...],
     ignore: tuple[str, ...],
     entries: tuple[Path, ...],
-    no_transfer_to_npu: bool,
+    exclude: tuple[str, ...],
+    transfer: bool | None,
+    annotate: bool | None,
+    stdin_name: str | None,
+    no_cache: bool,
     jobs: int | None,
     report_path: Path | None,
     list_rules: bool,
@@ -241,118 +331,243 @@ def migrate_command(
     verbose: bool,
     full_parse: bool,
 ) -> None:
-    """Migrate the CUDA PyTorch project at PATH (a folder or a file) to the NPU."""
+    """Migrate the CUDA PyTorch project at PATH (a folder, a file, or '-' for stdin)."""
     if list_rules:
         _print_rules()
         sys.exit(EXIT_OK)
     if explain_code:
         sys.exit(_explain(explain_code))
     if path is None:
-        raise click.UsageError("missing PATH (a project folder or a Python file)")
-    if not path.exists():
+        raise click.UsageError("missing PATH (a project folder, a file, or '-' for stdin)")
+    stdin = str(path) == "-"
+    if stdin_name is not None and not stdin:
+        raise click.UsageError("--stdin-filename needs PATH '-' (the code is read on stdin)")
+    if not stdin and not path.exists():
         raise click.UsageError(f"{path}: no such file or folder")
     if out_dir is not None and (dry_run or check):
         raise click.UsageError(
             "--out writes files; it cannot be combined with --dry-run or --check"
         )
-    sys.exit(
-        _run(
-            path,
-            target_name,
-            profile_name,
-            dry_run,
-            check,
-            out_dir,
-            allow_dirty,
-            select_,
-            ignore,
-            entries,
-            no_transfer_to_npu,
-            jobs or default_jobs(),
-            report_path,
-            _Out(quiet, verbose),
-            full_parse,
-        )
-    )
+    if stdin and out_dir is not None:
+        raise click.UsageError("--out cannot be used with stdin: the result goes to stdout")
+    if dry_run and check:
+        raise click.UsageError("choose one of --dry-run and --check")
+    mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
+    request = _Request(
+        path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
+        exclude, transfer, annotate, stdin_name or DEFAULT_STDIN_NAME if stdin else None,
+        not no_cache, jobs or default_jobs(), report_path, full_parse,
+    )  # fmt: skip
+    out = _Out(quiet, verbose)
+    try:
+        sys.exit(_run_stdin(request, out) if stdin else _run(request, out))
+    except _Failure as failure:
+        out.err(f"error: {failure}")
+        sys.exit(EXIT_ERROR)
 
 
-def _entry_points(root: Path, entries: Sequence[Path]) -> tuple[str, ...]:
+def _entry_points(
+    root: Path, entries: Sequence[Path | str], origin: str, base: Path | None = None
+) -> tuple[str, ...]:
     found: list[str] = []
     for entry in entries:
-        full = entry.resolve()
+        full = (base / entry if base is not None else Path(entry)).resolve()
         if not full.is_file():
-            raise click.UsageError(f"{entry}: --entry must name an existing file")
+            raise _Failure(f"{origin}: {entry}: an entry point must name an existing file")
         try:
             found.append(full.relative_to(root).as_posix())
         except ValueError:
-            raise click.UsageError(f"{entry}: --entry must be inside {root}") from None
+            if origin == "--entry":
+                raise _Failure(f"--entry: {entry}: must be inside {root}") from None
     return tuple(found)
 
 
-def _run(
-    path: Path, target_name: str, profile_name: str, dry_run: bool, check: bool,
-    out_dir: Path | None, allow_dirty: bool, select_: Sequence[str], ignore: Sequence[str],
-    entries: Sequence[Path], no_transfer: bool, jobs: int, report_path: Path | None, out: _Out,
-    full: bool,
-) -> int:  # fmt: skip
-    root = path.resolve() if path.is_dir() else path.resolve().parent
+def _config(start: Path) -> Config:
+    try:
+        return load_config(start)
+    except ConfigError as error:
+        raise _Failure(str(error)) from None
+
+
+def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
+    """Merge the flags over `[tool.migrate]`: a flag that is given replaces the key."""
+    profile_name = request.profile_name or config.profile or "auto"
+    select_, select_from = request.select, "--select"
+    if not select_ and config.select is not None:
+        select_, select_from = config.select, config.where("select")
+    ignore, ignore_from = request.ignore, "--ignore"
+    if not ignore and config.ignore is not None:
+        ignore, ignore_from = config.ignore, config.where("ignore")
     try:
         profile = choose_profile(profile_name, root)
-        profile_rules = registry.load().for_profile(profile)
-        codes = _selected_rules(profile_rules, select_, ignore)
-    except (SessionError, SelectionError) as error:
-        raise click.UsageError(str(error)) from None
-    options = RuleOptions(
-        entry_points=_entry_points(root, entries), transfer_to_npu=not no_transfer
-    )
-    settings = Settings(TARGETS[target_name], codes, options, full=full)
-    if out_dir is not None:
+    except SessionError as error:
+        where = "--profile" if request.profile_name else config.where("profile")
+        raise _Failure(f"{where}: {error}") from None
+    profile_rules = registry.load().for_profile(profile)
+    loaded = registry.load().rules
+    for codes, origin in ((select_, select_from), (ignore, ignore_from)):
         try:
-            check_out_dir(root, out_dir)
+            select(profile_rules, split_codes(codes), [], loaded)
+        except SelectionError as error:
+            raise _Failure(f"{origin}: {error}") from None
+    codes = _selected_rules(profile_rules, select_, ignore)
+    if request.entries:
+        entries = _entry_points(root, request.entries, "--entry")
+    elif config.entry is not None:
+        entries = _entry_points(root, config.entry, config.where("entry"), config.folder)
+    else:
+        entries = ()
+    transfer = request.transfer if request.transfer is not None else config.transfer_to_npu
+    annotate = request.annotate if request.annotate is not None else config.annotate
+    options = RuleOptions(entry_points=entries, transfer_to_npu=transfer is not False)
+    settings = Settings(
+        TARGETS[request.target_name], codes, options, full=request.full, annotate=bool(annotate)
+    )
+    exclude, base = request.exclude, ""
+    if not exclude and config.exclude is not None and config.folder is not None:
+        exclude = config.exclude
+        prefix = root.relative_to(config.folder.resolve()).as_posix()
+        base = "" if prefix == "." else prefix + "/"
+    return _Resolved(root, config, profile, settings, exclude, base)
+
+
+def _run(request: _Request, out: _Out) -> int:
+    path = request.path
+    root = path.resolve() if path.is_dir() else path.resolve().parent
+    resolved = _resolve(request, root, _config(root))
+    settings, profile = resolved.settings, resolved.profile
+    if request.out_dir is not None:
+        try:
+            check_out_dir(root, request.out_dir)
         except SessionError as error:
-            out.err(f"error: {error}")
-            return EXIT_ERROR
-    the_plan = plan(path, settings, profile, jobs)
-    writes = not (dry_run or check)
+            raise _Failure(str(error)) from None
+    cache, cache_note = open_cache(settings) if request.cache else (None, None)
+    the_plan = plan(
+        path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base, cache
+    )
     summary = RunSummary()
     pending: list[FileResult] = []
     if out.verbose:
-        out.err(f"profile {profile.name}: {len(codes)} rules, {len(the_plan.tree.files)} files")
+        _describe(out, resolved, len(the_plan.tree.files), cache, cache_note)
     with ExitStack() as stack:
         advance = _progress(stack, out, the_plan)
         for result in migrate(the_plan):
             finish(summary, result)
-            _show(result, the_plan.root, out, dry_run)
-            if result.new_data is not None and writes:
+            _show(result, the_plan.root, out, request.mode == "dry-run")
+            if result.new_data is not None and request.writes:
                 pending.append(result)
             advance()
-    if writes and out_dir is None and not allow_dirty:
+    if request.mode == "in-place" and not request.allow_dirty:
         dirty = uncommitted(the_plan.root, [r.path for r in pending if r.status is Status.CHANGED])
         if dirty:
-            out.err(
-                f"error: {_display(the_plan.root, dirty[0])}: refusing to rewrite "
+            raise _Failure(
+                f"{_display(the_plan.root, dirty[0])}: refusing to rewrite "
                 f"{len(dirty)} file(s) with uncommitted changes; commit or stash them, "
                 "or pass --allow-dirty"
             )
-            return EXIT_ERROR
-    if writes:
-        if out_dir is not None:
-            write_copy(the_plan, out_dir, pending)
-        else:
-            write_in_place(the_plan.root, pending)
+    if request.out_dir is not None:
+        write_copy(the_plan, request.out_dir, pending)
+    elif request.writes:
+        write_in_place(the_plan.root, pending)
     if out.verbose:
         for item in the_plan.tree.skipped:
             out.err(f"{_display(the_plan.root, item.path)}: skipped ({item.reason})")
-    if report_path is not None:
-        mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
-        info = RunInfo(str(the_plan.root), target_name, profile.name, mode, codes)
-        write_report(report_path, info, summary, the_plan.tree.skipped)
+        if cache is not None:
+            out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
+    _write_report(request, the_plan.root, profile, settings, summary, the_plan.tree.skipped)
     out.err(summary.line())
+    return _exit_code(request, summary)
+
+
+def _describe(
+    out: _Out, resolved: _Resolved, files: int, cache: Any, cache_note: str | None
+) -> None:
+    settings = resolved.settings
+    out.err(f"profile {resolved.profile.name}: {len(settings.rule_codes)} rules, {files} files")
+    config = resolved.config.path
+    out.err(f"config: {config}" if config is not None else "config: none (no [tool.migrate])")
+    if cache_note:
+        out.err(f"cache: {cache_note}")
+
+
+def _n_files(count: int) -> str:
+    return f"{count} file" + ("" if count == 1 else "s")
+
+
+def _write_report(
+    request: _Request, root: Path, profile: Profile, settings: Settings, summary: RunSummary,
+    skipped: Sequence[SkippedPath],
+) -> None:  # fmt: skip
+    if request.report_path is None:
+        return
+    info = RunInfo(str(root), request.target_name, profile.name, request.mode, settings.rule_codes)
+    write_report(request.report_path, info, summary, skipped)
+
+
+def _exit_code(request: _Request, summary: RunSummary) -> int:
     if summary.failed:
         return EXIT_ERROR
-    if (dry_run or check) and (summary.changed or summary.created):
+    if request.mode in ("dry-run", "check") and (summary.changed or summary.created):
         return EXIT_PENDING
     return EXIT_OK
+
+
+def _run_stdin(request: _Request, out: _Out) -> int:
+    """Code on stdin, migrated code on stdout, everything else on stderr.
+
+    Exit codes: 0 done (the migrated code, or the code unchanged, is on stdout); 1 with
+    --check/--dry-run when the code would change; 2 when it cannot be read or parsed, and
+    then the input is echoed unchanged so an editor integration never loses text.
+    """
+    data = sys.stdin.buffer.read()
+    assert request.stdin_name is not None
+    name = Path(request.stdin_name)
+    full = Path(os.path.abspath(name))
+    try:
+        start = full.parent if full.parent.is_dir() else Path.cwd()
+        config = _config(start)
+        # Rules match project-relative paths: relative to the configuration's folder.
+        root = config.folder.resolve() if config.folder is not None else Path.cwd().resolve()
+        try:
+            rel = full.resolve().relative_to(root).as_posix()
+        except ValueError:
+            rel = name.as_posix().lstrip("/")
+        resolved = _resolve(request, root, config)
+    except _Failure:
+        _echo_bytes(data, request)
+        raise
+    if out.verbose:
+        _describe(out, resolved, 1, None, None)
+    result = migrate_text(rel, data, resolved.settings)
+    result = replace(result, path=rel)
+    summary = RunSummary()
+    finish(summary, result)
+    shown = str(name)
+    if result.status is Status.FAILED:
+        out.err(f"error: {shown}: {result.error}")
+    elif not out.quiet:
+        for change in result.changes:
+            out.err(_change_line(change, shown))
+        for warning in result.warnings:
+            out.err(_change_line(warning, shown))
+        if out.verbose:
+            _show_verbose(result, shown, out)
+    if request.mode == "dry-run":
+        if result.new_data is not None:
+            out.out(colour(unified(result, shown)))
+    elif request.mode != "check":
+        _echo_bytes(result.new_data if result.new_data is not None else data, request)
+    _write_report(request, root, resolved.profile, resolved.settings, summary, ())
+    out.err(summary.line())
+    return _exit_code(request, summary)
+
+
+def _echo_bytes(data: bytes, request: _Request) -> None:
+    """The code itself on stdout, as bytes: its encoding and line endings are kept."""
+    if request.mode == "in-place":
+        stream: BinaryIO = sys.stdout.buffer
+        stream.write(data)
+        stream.flush()
 
 
 def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
@@ -398,7 +613,14 @@ def _show(result: FileResult, root: Path, out: _Out, dry_run: bool) -> None:
     if result.status is Status.CREATED and not result.changes:
         out.err(f"{shown}: created")
     if out.verbose:
-        for item in result.suppressed:
-            out.err(f"{shown}:{item.line}: {item.code} suppressed by a migrate: ignore comment")
-        for item in result.unused_suppressions:
-            out.err(f"{shown}:{item.line}: unused suppression ({item.code})")
+        _show_verbose(result, shown, out)
+
+
+def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
+    for item in result.suppressed:
+        out.err(f"{_change_line(item, shown)} by a migrate: ignore comment")
+    for item in result.unused_suppressions:
+        cell = f":cell {item.cell}" if item.cell is not None else ""
+        out.err(f"{shown}{cell}:{item.line}: unused suppression ({item.code})")
+    for note in result.notes:
+        out.err(f"{shown}: {note}")

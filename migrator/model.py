@@ -6,6 +6,10 @@ import enum
 from dataclasses import dataclass, field
 
 
+def _where(path: str, cell: int | None) -> str:
+    return path if cell is None else f"{path}:cell {cell}"
+
+
 class Safety(enum.Enum):
     """How far a rule's edits can be trusted without a human look."""
 
@@ -23,10 +27,13 @@ class Change:
     code: str
     message: str
     review: bool = False
+    # Notebooks: the 1-based cell (counting every cell); `line` is then the cell's line.
+    cell: int | None = None
 
     def format(self) -> str:
         mark = " [needs review]" if self.review else ""
-        return f"{self.path}:{self.line}:{self.col}: {self.code}{mark} {self.message}"
+        where = _where(self.path, self.cell)
+        return f"{where}:{self.line}:{self.col}: {self.code}{mark} {self.message}"
 
 
 @dataclass(frozen=True, order=True)
@@ -39,10 +46,12 @@ class MigrationWarning:
     code: str
     message: str
     suggestion: str = ""
+    cell: int | None = None
 
     def format(self) -> str:
         tail = f" ({self.suggestion})" if self.suggestion else ""
-        return f"{self.path}:{self.line}:{self.col}: {self.code} warning: {self.message}{tail}"
+        where = _where(self.path, self.cell)
+        return f"{where}:{self.line}:{self.col}: {self.code} warning: {self.message}{tail}"
 
 
 @dataclass(frozen=True, order=True)
@@ -52,9 +61,10 @@ class Suppression:
     path: str
     line: int
     code: str
+    cell: int | None = None
 
     def format(self) -> str:
-        return f"{self.path}:{self.line}: {self.code} suppressed"
+        return f"{_where(self.path, self.cell)}:{self.line}: {self.code} suppressed"
 
 
 class Status(enum.Enum):
@@ -77,6 +87,14 @@ class FileResult:
     suppressed: tuple[Suppression, ...] = ()
     unused_suppressions: tuple[Suppression, ...] = ()
     error: str | None = None
+    # What a reader should know that is no edit or warning (a notebook cell left alone...).
+    notes: tuple[str, ...] = ()
+    todos_added: int = 0
+    todos_removed: int = 0
+    # Skipped: unchanged since a run that found nothing to do in it (see migrator.cache).
+    from_cache: bool = False
+    # sha256 of the bytes the rules read, for the cache.
+    digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +117,9 @@ class RunSummary:
     warnings: int = 0
     suppressed: int = 0
     failed: int = 0
+    from_cache: int = 0
+    todos_added: int = 0
+    todos_removed: int = 0
     results: list[FileResult] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
@@ -113,14 +134,20 @@ class RunSummary:
         self.review += sum(1 for change in result.changes if change.review)
         self.warnings += len(result.warnings)
         self.suppressed += len(result.suppressed)
+        self.from_cache += result.from_cache
+        self.todos_added += result.todos_added
+        self.todos_removed += result.todos_removed
 
     def line(self) -> str:
         created = f", {_n(self.created, 'file')} created" if self.created else ""
+        todos = ""
+        if self.todos_added or self.todos_removed:
+            todos = f", TODO comments: {self.todos_added} added, {self.todos_removed} removed"
         return (
             f"{_n(self.scanned, 'file')} scanned, {_n(self.changed, 'file')} changed{created}, "
             f"{_n(self.edits, 'edit')} ({self.review} need review), "
             f"{_n(self.warnings, 'warning')}, {self.suppressed} suppressed, "
-            f"{_n(self.failed, 'file')} failed"
+            f"{_n(self.failed, 'file')} failed{todos}"
         )
 
 

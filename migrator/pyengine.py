@@ -32,11 +32,11 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from migrator.bindings import ModuleBindings, module_bindings
+from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
 from migrator.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.sources import SourceError, split_lines
-from migrator.suppressions import Suppressions, python_suppressions
+from migrator.suppressions import MARKER, Suppressions, python_suppressions
 from migrator.target import Target
 
 
@@ -108,12 +108,16 @@ def _docstring_lines(node: ast.stmt) -> range:
     return range(0)
 
 
-def _groups(statements: Sequence[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
-    """Statements glued together because they share a line (`a = 1; b = 2`)."""
+def _groups(
+    statements: Sequence[ast.stmt], lines: Sequence[str]
+) -> list[tuple[int, int, list[ast.stmt]]]:
+    """Statements glued together because they share a logical line (`a = 1; b = 2`, or
+    `a = 1; \\` with `b = 2` on the next line), so a region never starts mid-line."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     for stmt in statements:
         first, last = _first_line(stmt), _last_line(stmt)
-        if groups and first <= groups[-1][1]:
+        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
+        if groups and (first <= groups[-1][1] or continued):
             start, end, members = groups[-1]
             groups[-1] = (start, max(end, last), [*members, stmt])
         else:
@@ -130,10 +134,10 @@ def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
     return False
 
 
-def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
+def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()) -> list[Region]:
     """The smallest whole statements that hold every hot line (sorted, disjoint)."""
     regions: list[Region] = []
-    for first, last, members in _groups(tree.body):
+    for first, last, members in _groups(tree.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -141,7 +145,7 @@ def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
             continue
         only = members[0] if len(members) == 1 else None
         if isinstance(only, ast.ClassDef):
-            methods = _class_regions(only, hot)
+            methods = _class_regions(only, hot, lines)
             if methods is not None:
                 regions.extend(methods)
                 continue
@@ -149,7 +153,9 @@ def find_regions(tree: ast.Module, hot: Sequence[int]) -> list[Region]:
     return regions
 
 
-def _class_regions(node: ast.ClassDef, hot: Sequence[int]) -> list[Region] | None:
+def _class_regions(
+    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str]
+) -> list[Region] | None:
     """Regions for the methods of a class, or None when the class must go whole."""
     body_first = _first_line(node.body[0])
     if body_first <= node.lineno:
@@ -157,7 +163,7 @@ def _class_regions(node: ast.ClassDef, hot: Sequence[int]) -> list[Region] | Non
     if _hot_in(hot, _first_line(node), body_first - 1, range(0)):
         return None
     regions: list[Region] = []
-    for first, last, members in _groups(node.body):
+    for first, last, members in _groups(node.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -298,20 +304,31 @@ def migrate_python(
     options: RuleOptions,
     *,
     full: bool = False,
+    inherited: ModuleBindings = EMPTY,
 ) -> PythonOutcome:
-    """Run `rules` over one file's text. Raises SourceError when it cannot be parsed."""
+    """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
+
+    `inherited` holds names bound before this text runs (earlier notebook cells).
+    """
     rules = [rule for rule in rules if rule.applies_to(path)]
     if not full:
-        rules = [rule for rule in rules if rule.may_act_on(text) or rule.always_for(path, options)]
+        rules = [
+            rule
+            for rule in rules
+            if rule.may_act_on(text)
+            or rule.always_for(path, options)
+            or _uses_inherited_alias(rule, inherited, text)
+        ]
         if not rules:
-            return PythonOutcome(text)
+            return _untouched(text, path)
     tree = parse_ast(text)
     suppressions = python_suppressions(text)
     outcome = PythonOutcome(text, parsed=True)
     if suppressions.skips_file():
-        suppressions.used.add(suppressions.file_line or 0)
+        suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
         return outcome
-    bindings = module_bindings(tree)
+    bindings = chain(inherited, module_bindings(tree))
     run = _Run(path, target, options, bindings, suppressions)
     if full or any(rule.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
@@ -326,6 +343,26 @@ def migrate_python(
     outcome.warnings = sorted(run.warnings)
     outcome.suppressed = sorted(set(run.suppressed))
     outcome.unused_suppressions = suppressions.unused(path)
+    return outcome
+
+
+def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, text: str) -> bool:
+    """`ac("cuda")` in a cell after the cell that did `from torch import autocast as ac`."""
+    if not inherited.names:
+        return False
+    aliases = alias_tokens(rule, inherited)
+    return bool(aliases) and token_pattern((), aliases).search(text) is not None
+
+
+def _untouched(text: str, path: str) -> PythonOutcome:
+    """No rule can act here; its suppressions are still reported as unused, as the full
+    path reports them (reading comments needs only the tokenizer, not a parse)."""
+    outcome = PythonOutcome(text)
+    if MARKER in text:
+        suppressions = python_suppressions(text)
+        if suppressions.skips_file():
+            suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
     return outcome
 
 
@@ -346,7 +383,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
         [t for rule in rules for t in rule.tokens],
         [a for rule in rules for a in alias_tokens(rule, run.bindings)],
     )
-    regions = find_regions(tree, hot_lines(text, lines, every))
+    regions = find_regions(tree, hot_lines(text, lines, every), lines)
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])

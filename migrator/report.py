@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from migrator import __version__
-from migrator.model import FileResult, RunSummary, SkippedPath, Status
+from migrator.model import (
+    Change,
+    FileResult,
+    MigrationWarning,
+    RunSummary,
+    SkippedPath,
+    Status,
+    Suppression,
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,10 @@ def _file(result: FileResult) -> dict[str, Any]:
         "changes": [asdict(change) for change in result.changes],
         "warnings": [asdict(warning) for warning in result.warnings],
         "suppressed": [asdict(item) for item in result.suppressed],
+        "unused_suppressions": [asdict(item) for item in result.unused_suppressions],
+        "notes": list(result.notes),
+        "todos_added": result.todos_added,
+        "todos_removed": result.todos_removed,
     }
 
 
@@ -46,6 +58,9 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             "warnings": summary.warnings,
             "suppressed": summary.suppressed,
             "files_failed": summary.failed,
+            "files_from_cache": summary.from_cache,
+            "todos_added": summary.todos_added,
+            "todos_removed": summary.todos_removed,
         },
         "files": [
             _file(result)
@@ -54,10 +69,17 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             or result.changes
             or result.warnings
             or result.suppressed
+            or result.unused_suppressions
+            or result.notes
         ],
         "skipped": [asdict(item) for item in skipped],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def _file_cell(item: Change | MigrationWarning | Suppression) -> str:
+    cell = f" cell {item.cell}" if item.cell is not None else ""
+    return f"`{item.path}`{cell}"
 
 
 def _md_escape(text: str) -> str:
@@ -83,7 +105,8 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
             "|---|---|---|---|",
         ]
         lines += [
-            f"| `{c.path}` | {c.line} | {c.code} | {_md_escape(c.message)} |" for _, c in review
+            f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |"
+            for _, c in review
         ]
         lines.append("")
     warnings = [w for r in summary.results for w in r.warnings]
@@ -91,7 +114,7 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         lines += ["## Warnings: what the tool could not migrate", ""]
         lines += ["| file | line | code | problem | what to do |", "|---|---|---|---|---|"]
         lines += [
-            f"| `{w.path}` | {w.line} | {w.code} | {_md_escape(w.message)} | "
+            f"| {_file_cell(w)} | {w.line} | {w.code} | {_md_escape(w.message)} | "
             f"{_md_escape(w.suggestion)} |"
             for w in warnings
         ]
@@ -104,7 +127,15 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
     edits = [c for r in summary.results for c in r.changes]
     if edits:
         lines += ["## Every edit", "", "| file | line | code | edit |", "|---|---|---|---|"]
-        lines += [f"| `{c.path}` | {c.line} | {c.code} | {_md_escape(c.message)} |" for c in edits]
+        lines += [
+            f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |" for c in edits
+        ]
+        lines.append("")
+    suppressed = [s for r in summary.results for s in r.suppressed]
+    if suppressed:
+        lines += ["## Sites suppressed by `# migrate: ignore`", ""]
+        lines += ["| file | line | code |", "|---|---|---|"]
+        lines += [f"| {_file_cell(s)} | {s.line} | {s.code} |" for s in suppressed]
         lines.append("")
     created = [r.path for r in summary.results if r.status is Status.CREATED]
     if created:

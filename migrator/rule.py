@@ -74,6 +74,8 @@ class RuleContext:
     warnings: list[MigrationWarning] = field(default_factory=list)
     suppressed: list[Suppression] = field(default_factory=list)
     imports: list[ImportRequest] = field(default_factory=list)
+    # Text files: (first, last) line of the command holding each line, for suppressions.
+    spans: list[tuple[int, int]] | None = None
     _module: cst.Module | None = None
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
 
@@ -121,6 +123,9 @@ class Rule:
     paths: ClassVar[tuple[str, ...]] = ()
     # Lower runs first; rules that insert whole lines run late so others report true lines.
     priority: ClassVar[int] = 100
+    # False for rules that set up a program's entry (module-level imports, patchers): a
+    # notebook is not an entry script, so the engine never runs them on notebook cells.
+    notebooks: ClassVar[bool] = True
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
@@ -477,9 +482,10 @@ class TextRule(Rule):
     ) -> bool:
         """Record an edit at a 1-based line/column; False if a suppression forbids it.
 
-        `last` is the final line of a multi-line construct (a `\\`-continued command).
+        `last` is the final line of a multi-line construct the rule knows better than the
+        engine's continued-command spans.
         """
-        if self.ctx.is_suppressed(self.code, line, max(line, last)):
+        if self._suppressed(line, last):
             return False
         needs_review = self.safety is Safety.REVIEW if review is None else review
         self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
@@ -488,8 +494,18 @@ class TextRule(Rule):
     def warn_at(
         self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
     ) -> None:
-        if self.ctx.is_suppressed(self.code, line, max(line, last)):
+        if self._suppressed(line, last):
             return
         self.ctx.warnings.append(
             MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)
         )
+
+    def _suppressed(self, line: int, last: int = 0) -> bool:
+        """A comment on the line, or on the first or last line of its continued command."""
+        if self.ctx.is_suppressed(self.code, line, max(line, last)):
+            return True
+        spans = self.ctx.spans
+        if spans is None or not 1 <= line <= len(spans):
+            return False
+        first, last = spans[line - 1]
+        return (first, last) != (line, line) and self.ctx.is_suppressed(self.code, first, last)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from migrator import registry
+from migrator.cache import CacheRef, store
 from migrator.engine import Settings, candidates, migrate_files
 from migrator.model import FileResult, RunSummary, Status
 from migrator.profile import GENERIC, Profile, StepInput
@@ -42,6 +43,7 @@ class Plan:
     settings: Settings
     profile: Profile
     jobs: int
+    cache: CacheRef | None = None
 
     @property
     def options(self) -> RuleOptions:
@@ -49,19 +51,27 @@ class Plan:
 
 
 def plan(
-    path: Path, settings: Settings, profile: Profile, jobs: int, exclude: Sequence[str] = ()
+    path: Path,
+    settings: Settings,
+    profile: Profile,
+    jobs: int,
+    exclude: Sequence[str] = (),
+    exclude_base: str = "",
+    cache: CacheRef | None = None,
 ) -> Plan:
-    tree = walk(path, exclude)
-    return Plan(tree.root, tree, settings, profile, jobs)
+    tree = walk(path, exclude, exclude_base)
+    return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 
 def migrate(plan: Plan) -> Iterator[FileResult]:
     """Results of the rules, then of the profile's steps, in a stable order."""
     files = candidates(plan.settings, plan.tree.files)
     results: list[FileResult] = []
-    for result in migrate_files(plan.root, files, plan.settings, plan.jobs):
+    for result in migrate_files(plan.root, files, plan.settings, plan.jobs, plan.cache):
         results.append(replace(result, old_data=None, new_data=None))
         yield result
+    if plan.cache is not None:
+        store(plan.cache, results)
     given = StepInput(plan.root, plan.tree.files, results, plan.settings.target, plan.options)
     for step in plan.profile.steps:
         for result in step(given):

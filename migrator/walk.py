@@ -89,8 +89,12 @@ def _venv_roots(root: Path, names: Iterable[str]) -> set[str]:
             if name.endswith("pyvenv.cfg")}  # fmt: skip
 
 
-def walk(root: Path, exclude: Sequence[str] = ()) -> Tree:
-    """All project files under `root` (a folder or a single file)."""
+def walk(root: Path, exclude: Sequence[str] = (), prefix: str = "") -> Tree:
+    """All project files under `root` (a folder or a single file).
+
+    `exclude` holds glob patterns matched against `prefix + path relative to root`, so
+    patterns from a configuration file can be relative to that file's folder.
+    """
     root = root.resolve()
     if root.is_file():
         return Tree(root.parent, [root.name])
@@ -106,7 +110,7 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Tree:
                 continue
             if any("/".join(parts[:i]) in venvs for i in range(1, len(parts))):
                 continue
-            _consider(tree, rel, exclude)
+            _consider(tree, rel, exclude, prefix)
         return tree
     for folder, dirs, names in os.walk(root, followlinks=False):
         base = Path(folder)
@@ -121,25 +125,25 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Tree:
                 continue
             elif (path / "pyvenv.cfg").exists():
                 tree.skipped.append(SkippedPath(rel, "virtual environment"))
-            elif _excluded(rel, exclude):
+            elif _excluded(prefix + rel, exclude):
                 tree.skipped.append(SkippedPath(rel, "excluded by configuration"))
             else:
                 keep.append(name)
         dirs[:] = keep
         for name in sorted(names):
             rel = f"{rel_folder}/{name}" if rel_folder != "." else name
-            _consider(tree, rel, exclude)
+            _consider(tree, rel, exclude, prefix)
     return tree
 
 
-def _consider(tree: Tree, rel: str, exclude: Sequence[str]) -> None:
+def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None:
     path = tree.root / rel
     if path.is_symlink():
         tree.skipped.append(SkippedPath(rel, "symbolic link (not followed)"))
         return
     if not path.is_file():
         return
-    if _excluded(rel, exclude):
+    if _excluded(prefix + rel, exclude):
         tree.skipped.append(SkippedPath(rel, "excluded by configuration"))
         return
     tree.files.append(rel)

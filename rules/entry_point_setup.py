@@ -155,6 +155,8 @@ class EntryPointSetup(PythonRule):
     safety = Safety.REVIEW
     whole_module = True
     priority = 900
+    # A notebook is not launched as a script; its kernel imports what its cells import.
+    notebooks = False
     tokens = (
         "__main__",
         "def main(",

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest_plugins = ["tests.fixture_rules"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -14,3 +16,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test gets an empty cache of its own, never the user's."""
+    monkeypatch.setenv("NPU_MIGRATOR_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

@@ -31,3 +31,23 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = _setup_commands((ROOT / "README.md").read_text(encoding="utf-8"))[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci
+
+
+def test_readme_usage_table_documents_every_flag() -> None:
+    import click
+
+    from migrator.cli import migrate_command
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Usage", 1)[1].split("### ", 1)[0]
+    documented = set(re.findall(r"`(--?[a-z][a-z0-9-]*)", table))
+    flags = {
+        name
+        for param in migrate_command.params
+        if isinstance(param, click.Option) and not param.hidden
+        for name in [*param.opts, *param.secondary_opts]
+        if name.startswith("--")
+    }
+    flags.add("--help")
+    missing = sorted(flags - documented)
+    assert not missing, f"flags missing from the README usage table: {missing}"

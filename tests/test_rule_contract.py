@@ -36,6 +36,13 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
     assert issubclass(rule, (PythonRule, TextRule))
 
 
+@pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
+def test_entry_point_rules_stay_out_of_notebooks(rule: type[Rule]) -> None:
+    """NPU030-NPU049 set up entry scripts; a notebook is none (see migrator.notebook)."""
+    if rule.code.startswith("NPU") and 30 <= int(rule.code[3:]) <= 49:
+        assert rule.notebooks is False, f"{rule.code} must declare notebooks = False"
+
+
 def test_codes_and_names_are_unique() -> None:
     codes = [rule.code for rule in RULES]
     names = [rule.name for rule in RULES]

@@ -1,0 +1,115 @@
+"""Small stand-in rules for engine tests: a warning-only Python rule, an entry-point rule
+that inserts lines, and two text rules (shell, requirements).
+
+The real rules of those kinds live on other branches; these keep the engine's features
+(TODO comments, text-file suppressions, notebooks) tested on their own. The `fixture_rules`
+fixture adds them to the registry for one test.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from migrator import registry
+from migrator.rule import Example, PythonRule, TextRule
+from migrator.sources import newline_of, split_lines
+
+
+class FlashAttnCall(PythonRule):
+    """Warns on flash_attn calls. Why: a fixture for tests."""
+
+    code = "TST050"
+    name = "flash-attn-call"
+    summary = "flash_attn calls (test fixture)."
+    tokens = ("flash_attn",)
+    examples = (
+        Example("import flash_attn\nflash_attn.flash_attn_func(q, k, v)\n", None),
+        Example("x = 1\n", None),
+    )
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        name = self.qualname(original_node.func)
+        if name is not None and name.startswith("flash_attn."):
+            self.warn(original_node, f"{name} has no NPU build", "use npu_fusion_attention")
+        return updated_node
+
+
+class EntrySetup(PythonRule):
+    """Entry scripts (a main guard, or named by --entry) import torch_npu at the top, and
+    transfer_to_npu unless it is turned off. Why: a fixture."""
+
+    code = "TST030"
+    name = "entry-setup"
+    summary = "Entry scripts import torch_npu (test fixture)."
+    tokens = ("__main__", "def main")
+    whole_module = True
+    notebooks = False
+    priority = 900
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        code = original_node.code
+        entry = self.ctx.path in self.ctx.options.entry_points or "__main__" in code
+        if not entry or "import torch_npu" in code:
+            return updated_node
+        lines = [cst.parse_statement("import torch_npu\n")]
+        if self.ctx.options.transfer_to_npu:
+            lines.append(cst.parse_statement("from torch_npu.contrib import transfer_to_npu\n"))
+        replacement = updated_node.with_changes(body=[*lines, *updated_node.body])
+        return self.edit(original_node, updated_node, replacement, "import torch_npu")
+
+
+class ShellCudaDevices(TextRule):
+    """CUDA_VISIBLE_DEVICES in shell scripts; warns on nvidia-smi. Why: a fixture."""
+
+    code = "TST100"
+    name = "shell-cuda-devices"
+    summary = "CUDA_VISIBLE_DEVICES in shell scripts (test fixture)."
+    tokens = ("CUDA_VISIBLE_DEVICES", "nvidia-smi")
+    patterns = ("*.sh",)
+
+    def apply(self, text: str) -> str:
+        out: list[str] = []
+        for number, line in enumerate(split_lines(text), start=1):
+            at = line.find("CUDA_VISIBLE_DEVICES")
+            if at >= 0 and self.change_at(number, at + 1, "-> ASCEND_RT_VISIBLE_DEVICES"):
+                line = line.replace("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES")
+            at = line.find("nvidia-smi")
+            if at >= 0 and not line.lstrip().startswith("#"):
+                self.warn_at(number, at + 1, "nvidia-smi does not exist here", "use npu-smi info")
+            out.append(line)
+        return "".join(out)
+
+
+class RequirementsFlashAttn(TextRule):
+    """Warns on flash-attn requirements; drops nvidia-* wheels. Why: a fixture."""
+
+    code = "TST101"
+    name = "requirements-flash-attn"
+    summary = "flash-attn in requirements files (test fixture)."
+    tokens = ("flash-attn", "nvidia-")
+    patterns = ("requirements*.txt",)
+
+    def apply(self, text: str) -> str:
+        out: list[str] = []
+        newline = newline_of(text)
+        for number, line in enumerate(split_lines(text), start=1):
+            if line.startswith("flash-attn"):
+                self.warn_at(number, 1, "flash-attn has no NPU build", "remove it")
+            if line.startswith("nvidia-") and self.change_at(number, 1, "drop CUDA wheel"):
+                line = "# " + line.rstrip("\r\n") + newline
+            out.append(line)
+        return "".join(out)
+
+
+FIXTURE_RULES = (FlashAttnCall, EntrySetup, ShellCudaDevices, RequirementsFlashAttn)
+
+
+@pytest.fixture
+def fixture_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = registry.load()
+    packages = dict(real.packages)
+    packages.update({rule: registry.GENERIC_PACKAGE for rule in FIXTURE_RULES})
+    rules = tuple(sorted((*real.rules, *FIXTURE_RULES), key=lambda rule: rule.code))
+    fake = registry.Registry(rules, real.profiles, packages)
+    monkeypatch.setattr(registry, "load", lambda: fake)

@@ -1,0 +1,9 @@
+import torch
+
+ready = True; \
+    region = torch.autocast("npu")
+
+
+class Model:
+    flag = 1; \
+        region = torch.autocast("npu")
