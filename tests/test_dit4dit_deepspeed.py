@@ -133,8 +133,9 @@ def _launch_env(yaml: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
     seen: list[Any] = []
     monkeypatch.setattr(launch, "deepspeed_launcher", seen.append)
+    # Port 0: no probe of the default port, which another process may hold.
     args = launch.launch_command_parser().parse_args(
-        ["--config_file", str(yaml), "--num_processes", "2", "train.py"]
+        ["--config_file", str(yaml), "--num_processes", "2", "--main_process_port", "0", "train.py"]
     )
     launch.launch_command(args)
     _, env = prepare_deepspeed_cmd_env(seen[0])
