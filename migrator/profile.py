@@ -18,7 +18,8 @@ from migrator.target import Target
 
 @dataclass(frozen=True)
 class StepInput:
-    """What a profile step sees: the tree, the rule results so far, the settings."""
+    """What a profile step sees: the tree, the results so far (of the rules and of the
+    steps before it, without file contents), the settings."""
 
     root: Path
     files: Sequence[str]

@@ -95,7 +95,14 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         "",
         f"**Summary:** {summary.line()}.",
         "",
+        *markdown_sections(summary, skipped),
     ]
+    return "\n".join(lines)
+
+
+def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> list[str]:
+    """The report's body, as lines: review items, warnings, failures, edits, new files."""
+    lines: list[str] = []
     review = [(r, c) for r in summary.results for c in r.changes if c.review]
     if review:
         lines += [
@@ -144,7 +151,7 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         lines += ["## Paths left out", ""]
         lines += [f"- `{item.path}`: {item.reason}" for item in skipped]
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def write_report(

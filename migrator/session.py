@@ -64,7 +64,11 @@ def plan(
 
 
 def migrate(plan: Plan) -> Iterator[FileResult]:
-    """Results of the rules, then of the profile's steps, in a stable order."""
+    """Results of the rules, then of the profile's steps, in a stable order.
+
+    Each step sees the results of the rules and of the steps before it (a last step can
+    report on the whole run).
+    """
     files = candidates(plan.settings, plan.tree.files)
     results: list[FileResult] = []
     for result in migrate_files(plan.root, files, plan.settings, plan.jobs, plan.cache):
@@ -72,9 +76,11 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
         yield result
     if plan.cache is not None:
         store(plan.cache, results)
-    given = StepInput(plan.root, plan.tree.files, results, plan.settings.target, plan.options)
     for step in plan.profile.steps:
+        so_far = tuple(results)
+        given = StepInput(plan.root, plan.tree.files, so_far, plan.settings.target, plan.options)
         for result in step(given):
+            results.append(replace(result, old_data=None, new_data=None))
             yield result
 
 

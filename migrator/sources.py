@@ -93,11 +93,15 @@ def newline_of(text: str) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one rename; keep its permission bits."""
+    """Replace `path` with `data` in one rename; keep its permission bits.
+
+    A new file gets the mode any new file gets under the umask (the temporary file's own
+    0600 would hide it from everyone else), executable if it starts with a `#!` line.
+    """
     try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+        mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
-        mode = None
+        mode = _new_file_mode(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".migrate-tmp", dir=path.parent)
     try:
@@ -105,9 +109,14 @@ def write_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp_name, mode)
+        os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode(data: bytes) -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return (0o777 if data.startswith(b"#!") else 0o666) & ~umask

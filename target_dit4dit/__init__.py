@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrator.profile import Profile
+from target_dit4dit.steps import STEPS
 
 # Where upstream keeps the trainer and the framework module; the profile's rules target them.
 TRAINER = "DiT4DiT/training/train.py"
@@ -29,5 +30,6 @@ PROFILES = (
         summary="DiT4DiT (accelerate + DeepSpeed ZeRO-2/3) on one Ascend node.",
         packages=("target_dit4dit",),
         detect=detect,
+        steps=STEPS,
     ),
 )

@@ -1,0 +1,26 @@
+"""A launch script for one Ascend node: `scripts/train_npu.sh`.
+
+Upstream's run scripts hard-code a process count (64, 16 or 8) and GPU settings. On an
+Ascend node a rank per NPU is the limit (HCCL refuses two ranks on one device), so the
+script counts the visible NPUs and refuses more processes than that. It exports the NPU
+run-time settings (operator dispatch queue, expandable memory segments, CPU affinity,
+HCCL timeouts, offline wandb), puts torch's and torch_npu's libraries on LD_LIBRARY_PATH
+from the active interpreter at run time (no environment path is written in), switches
+between the generated ZeRO-2 and ZeRO-3 accelerate configs, and keeps the shipped scripts'
+`--trainer.freeze_modules` value (text encoder and VAE frozen).
+"""
+
+from __future__ import annotations
+
+from migrator.model import FileResult
+from migrator.profile import StepInput
+from target_dit4dit.generated import Generated, template
+
+CODE = "DIT091"
+PATH = "scripts/train_npu.sh"
+
+
+def build(given: StepInput) -> list[Generated | FileResult]:
+    del given
+    note = "launch script for one Ascend node (bash scripts/train_npu.sh [--zero 2|3])"
+    return [Generated(PATH, template("train_npu.sh"), CODE, note)]

@@ -1,0 +1,29 @@
+"""The dit4dit profile's steps: the files it generates, then the migration report.
+
+They run after the rules, in this order; the report comes last so that it sees every
+edit and every generated file. Codes DIT090-DIT099 are the steps' (the profile's rules
+count up from DIT001):
+
+| code   | file(s)                                                          |
+|--------|------------------------------------------------------------------|
+| DIT090 | DiT4DiT/config/deepseeds/npu_zero{2,3}.json and .yaml            |
+| DIT091 | scripts/train_npu.sh                                             |
+| DIT092 | DiT4DiT/config/robotwin/dit4dit_robotwin.yaml                    |
+| DIT093 | requirements-npu.txt                                             |
+| DIT094 | NPU_MIGRATION.md                                                 |
+"""
+
+from __future__ import annotations
+
+from migrator.profile import Step
+from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
+from target_dit4dit.generated import GeneratedFiles
+from target_dit4dit.migration_report import MigrationReport
+
+STEPS: tuple[Step, ...] = (
+    GeneratedFiles("deepspeed-configs", deepspeed_configs.build),
+    GeneratedFiles("launch-script", launch_script.build),
+    GeneratedFiles("robotwin-config", robotwin_config.build),
+    GeneratedFiles("requirements-npu", requirements_npu.build),
+    MigrationReport(),
+)

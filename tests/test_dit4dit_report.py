@@ -1,0 +1,98 @@
+"""NPU_MIGRATION.md: built from the run's results, written once, then left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrator.model import Change, FileResult, MigrationWarning, Status
+from migrator.profile import StepInput
+from migrator.rule import RuleOptions
+from migrator.target import NPU
+from target_dit4dit.migration_report import PATH, MigrationReport, render
+from tests.dit4dit_checkout import checkout
+from tests.helpers import invoke
+
+EDIT = Change("DiT4DiT/training/train.py", 5, 10, "NPU001", 'autocast "cuda" -> "npu"')
+REVIEW = Change("DiT4DiT/model/framework/DiT4DiT.py", 147, 14, "NPU001", "fp32 region", True)
+WARNING = MigrationWarning("setup.py", 3, 1, "NPU056", "CUDA extension", "port it by hand")
+RESULTS = (
+    FileResult("DiT4DiT/training/train.py", Status.CHANGED, changes=(EDIT,)),
+    FileResult("DiT4DiT/model/framework/DiT4DiT.py", Status.CHANGED, changes=(REVIEW,)),
+    FileResult("setup.py", Status.UNCHANGED, warnings=(WARNING,)),
+    FileResult("broken.py", Status.FAILED, error="cannot parse (line 2)"),
+    FileResult("scripts/train_npu.sh", Status.CREATED),
+    FileResult("requirements-npu.txt", Status.UNCHANGED),
+)
+
+
+def _step(root: Path, results: tuple[FileResult, ...] = RESULTS) -> FileResult:
+    (root / "DiT4DiT/training").mkdir(parents=True, exist_ok=True)
+    (root / "DiT4DiT/training/train.py").touch()
+    (result,) = MigrationReport()(StepInput(root, [], results, NPU, RuleOptions()))
+    return result
+
+
+def test_report_lists_edits_review_items_warnings_failures_and_generated_files() -> None:
+    text = render(RESULTS)
+    review = text.split("## Edits that need review")[1].split("##")[0]
+    assert "| `DiT4DiT/model/framework/DiT4DiT.py` | 147 | NPU001 | fp32 region |" in review
+    assert "DiT4DiT/training/train.py" not in review
+    assert "| `setup.py` | 3 | NPU056 | CUDA extension | port it by hand |" in text
+    assert "- `broken.py`: cannot parse (line 2)" in text
+    assert '| `DiT4DiT/training/train.py` | 5 | NPU001 | autocast "cuda" -> "npu" |' in text
+    assert "| `scripts/train_npu.sh` | launch script for one Ascend node | created |" in text
+    assert "| `requirements-npu.txt` | Python packages for the Ascend host | already there" in text
+    assert "| `DiT4DiT/config/deepseeds/npu_zero3.json` | DeepSpeed ZeRO-3 config" in text
+    assert "2 files changed" in text and "1 file failed" in text
+
+
+def test_report_has_the_next_steps_on_an_ascend_host() -> None:
+    steps = render(()).split("## Next steps to train on an Ascend host")[1]
+    for needle in (
+        "pip install -r requirements-npu.txt",
+        "torch.npu.get_amp_supported_dtype()",
+        "bash scripts/train_npu.sh --zero 3",
+        "ASCEND_RT_VISIBLE_DEVICES=0,1,2,3 bash scripts/train_npu.sh --num_processes 4",
+        "migrate smoke .",
+        "| `TASK_QUEUE_ENABLE` | `2` | the operator dispatch queue",
+        "grep -n hf_ds_config DiT4DiT/training/train.py",
+    ):
+        assert needle in steps, needle
+
+
+def test_report_is_created_when_absent(tmp_path: Path) -> None:
+    result = _step(tmp_path)
+    assert result.status is Status.CREATED
+    assert result.new_data == render(RESULTS).encode()
+
+
+def test_same_report_is_unchanged(tmp_path: Path) -> None:
+    (tmp_path / PATH).write_text(render(RESULTS))
+    result = _step(tmp_path)
+    assert result.status is Status.UNCHANGED and not result.warnings
+
+
+def test_a_later_run_with_nothing_new_keeps_the_report_quietly(tmp_path: Path) -> None:
+    (tmp_path / PATH).write_text("# the first run's report, maybe annotated\n")
+    nothing_new = (FileResult("DiT4DiT/training/train.py", Status.UNCHANGED),)
+    result = _step(tmp_path, nothing_new)
+    assert result.status is Status.UNCHANGED and not result.warnings
+
+
+def test_a_later_run_with_news_keeps_the_report_and_warns(tmp_path: Path) -> None:
+    (tmp_path / PATH).write_text("# the first run's report, maybe annotated\n")
+    result = _step(tmp_path)
+    assert result.status is Status.UNCHANGED and result.new_data is None
+    (warning,) = result.warnings
+    assert warning.code == "DIT094" and "kept as it is" in warning.message
+
+
+def test_report_written_by_a_real_run(tmp_path: Path) -> None:
+    root = checkout(tmp_path)
+    assert invoke(str(root)).exit_code == 0
+    text = (root / PATH).read_text()
+    assert "| `DiT4DiT/training/train.py` | 5 | NPU001 |" in text
+    review = text.split("## Edits that need review")[1].split("\n## ")[0]
+    assert "| `DiT4DiT/config/robotwin/dit4dit_robotwin.yaml` | 1 | DIT092 |" in review
+    assert "| `requirements-npu.txt` | 1 | DIT093 |" in review
+    assert text.count("| created |") == 7
