@@ -9,9 +9,9 @@ import functools
 import importlib
 import inspect
 import pkgutil
-from importlib.metadata import entry_points
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from types import ModuleType
 
 from migrator.profile import GENERIC, Profile
