@@ -9,10 +9,12 @@ reported at its own line and column and subject to its own suppression comment.
 
 Positions found by name (the rule supplies the name test, e.g. "contains `device`"):
 
-- a setting: `device = ...`, `self.device = ...`, `cfg["device"] = ...`, `device: str = ...`;
+- a setting: `device = ...`, `self.device = ...`, `cfg["device"] = ...`, `device: str = ...`,
+  also the default inside `field(default=...)`, pydantic `Field(...)`, `typer.Option(...)`;
 - a parameter default: `def f(device="cuda")`, keyword-only and lambda parameters too;
 - a dict entry `{"device": ...}` and a keyword argument `f(device=...)` of any call;
-- an argparse option `add_argument("--device", default=..., choices=[...])`;
+- a command-line option `add_argument("--device", default=..., choices=[...])`, click's
+  `option("--device", default=..., type=click.Choice([...]))`;
 - a default looked up by name: `getattr(x, "device", ...)`, `kw.get("device", ...)`,
   `.pop(...)`, `.setdefault(...)`;
 - the value returned by a function named so (`def get_device(): return ...`);
@@ -46,6 +48,10 @@ from migrator.rule import PythonRule, RuleContext
 _Mark = str
 
 _SETTING_CALLS = frozenset({"get", "pop", "setdefault"})
+# Declarations whose default is a setting: dataclasses, pydantic, typer.
+_FIELD_CALLS = frozenset({"field", "Field", "Option"})
+# Command-line options: argparse's add_argument, click's option/argument.
+_OPTION_CALLS = frozenset({"add_argument", "option", "argument"})
 _PREFIX_METHODS = frozenset({"startswith", "endswith"})
 
 
@@ -156,11 +162,21 @@ class StringPositionRule(LiteralMarks):
                     self._setting(name.value, item.value)
             return
         if self._named(target):
-            self.mark(value)
+            self._mark_default(value)
 
     def visit_Param(self, node: cst.Param) -> None:
         if node.default is not None and self.names_thing(node.name.value):
-            self.mark(node.default)
+            self._mark_default(node.default)
+
+    def _mark_default(self, value: cst.BaseExpression) -> None:
+        """A setting's value, or the default inside `field(default=...)`, `Field(...)`,
+        `typer.Option(...)`."""
+        self.mark(value)
+        if isinstance(value, cst.Call) and terminal_name(value.func) in _FIELD_CALLS:
+            positional = None if terminal_name(value.func) == "field" else 0
+            default = find_arg(value, positional, "default")
+            if default is not None:
+                self.mark(default.value)
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         if self._named_key(node.key):
@@ -181,7 +197,7 @@ class StringPositionRule(LiteralMarks):
                 self.mark(arg.value)
         func = node.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
-        if method == "add_argument":
+        if method in _OPTION_CALLS:
             self._argparse(node)
         elif method in _SETTING_CALLS:
             self._looked_up(node, 0)
@@ -214,6 +230,10 @@ class StringPositionRule(LiteralMarks):
             arg = find_arg(call, None, keyword)
             if arg is not None:
                 self.mark(arg.value)
+        kind = find_arg(call, None, "type")
+        choice = kind.value if kind is not None else None
+        if isinstance(choice, cst.Call) and terminal_name(choice.func) == "Choice" and choice.args:
+            self.mark(choice.args[0].value)
 
     def _looked_up(self, call: cst.Call, key_at: int) -> None:
         key = find_arg(call, key_at, None)

@@ -43,8 +43,9 @@ class CudaDeviceString(StringPositionRule):
     - keywords of any call named `map_location` or holding "device" (`device=`, `device_map=`,
       `device_type=`, `onload_device=`, `torch_device=`); in a dict given there only the values
       change (a `map_location` dict's keys say where tensors were saved);
-    - settings found by name: the target of an assignment, annotated field, parameter
-      default, dict entry, argparse option (`add_argument("--device", default=..., choices=[...])`),
+    - settings found by name: the target of an assignment, annotated field (also through
+      `field(default=...)`), parameter default, dict entry, command-line option
+      (`add_argument("--device", default=..., choices=[...])`, click's `option`),
       `getattr(x, "device", ...)` / `kw.get("device", ...)` default, or the function whose
       `return` it is, holds "device" (or is `dev`) in any case: `device`, `DEVICE`,
       `self.device`, `cfg["device"]`, `device: str = "cuda"`, `def get_device(): return ...`;

@@ -1,5 +1,7 @@
 import argparse
 
+import click
+
 
 def parse():
     parser = argparse.ArgumentParser(description="Run on cuda or cpu")
@@ -8,3 +10,9 @@ def parse():
     parser.add_argument("--mode", default="cuda", choices=["cuda", "cpu"])
     parser.set_defaults(device="npu")
     return parser.parse_args()
+
+
+@click.command()
+@click.option("--device", default="npu", type=click.Choice(["npu", "cpu"]), help="cuda or cpu")
+def main(device):
+    return device

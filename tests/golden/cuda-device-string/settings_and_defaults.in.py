@@ -1,4 +1,4 @@
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -31,3 +31,8 @@ def get_device():
 
 def describe():
     return "cuda"
+
+
+@dataclass
+class TrainArgs:
+    device: str = field(default="cuda", metadata={"help": "cuda or cpu"})
