@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -148,3 +149,169 @@ def remove_arg(call: cst.Call, old: cst.Arg) -> cst.Call:
         # The new last argument takes the removed one's ending: trailing comma or none.
         args[-1] = args[-1].with_changes(comma=old.comma)
     return call.with_changes(args=args)
+
+
+# Device and backend strings ----------------------------------------------------------
+#
+# One place decides whether a literal spells a source device ("cuda", "cuda:1",
+# f"cuda:{rank}", ...) or a source distributed backend ("nccl", "cpu:gloo,cuda:nccl"),
+# and what it becomes. Rules decide *where* such a literal is a device or backend.
+
+_DEVICE_TEMPLATE = re.compile(r"^(?P<type>[a-z_]+):(?:\{[^{}]*\}|%[sdi])$")
+_DEVICE_NAME = re.compile(r"device|(?:^|_)dev(?:s|$|_)")
+_BACKEND_NAME = re.compile(r"backend")
+
+AUTOCAST_CALLS = frozenset(
+    {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}
+)
+GRAD_SCALER_CALLS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"})
+
+
+def is_device_name(name: str) -> bool:
+    """`device`, `DEVICE`, `device_type`, `torch_device`, `self.dev`: names that hold a device."""
+    return _DEVICE_NAME.search(name.lower()) is not None
+
+
+def is_backend_name(name: str) -> bool:
+    """`backend`, `dist_backend`, `process_group_backend`: names that hold a backend."""
+    return _BACKEND_NAME.search(name.lower()) is not None
+
+
+def _fstring_head(node: cst.FormattedString) -> tuple[str, int] | None:
+    """(text of the first part, number of expression parts) of an f-string."""
+    if not node.parts or not isinstance(node.parts[0], cst.FormattedStringText):
+        return None
+    expressions = sum(1 for part in node.parts if isinstance(part, cst.FormattedStringExpression))
+    if len(node.parts) != 1 + expressions or expressions > 1:
+        return None
+    return node.parts[0].value, expressions
+
+
+def device_literal(
+    node: cst.BaseExpression, source: str, target: str, *, prefix: bool = False
+) -> tuple[cst.SimpleString | cst.FormattedString, str] | None:
+    """The literal inside `node` that spells a `source` device, and its new text.
+
+    Recognised spellings: `"cuda"`, `"cuda:1"`, `f"cuda"`, `f"cuda:{rank}"`,
+    `"cuda:" + str(rank)`, `"cuda:{}".format(rank)` and `"cuda:%d" % rank`. The text
+    returned is the new string content (for an f-string: its first text part). With
+    `prefix`, a bare `"cuda:"` also counts (an argument of `str.startswith`).
+    """
+    if isinstance(node, cst.SimpleString):
+        value = string_value(node)
+        if value is None:
+            return None
+        new = retarget_device(value, source, target)
+        if new is None and prefix and value == f"{source}:":
+            new = f"{target}:"
+        return (node, new) if new is not None else None
+    if isinstance(node, cst.FormattedString):
+        head = _fstring_head(node)
+        if head is None:
+            return None
+        text, expressions = head
+        if expressions:
+            return (node, f"{target}:") if text == f"{source}:" else None
+        new = retarget_device(text, source, target)
+        return (node, new) if new is not None else None
+    template: cst.BaseExpression | None = None
+    if isinstance(node, cst.BinaryOperation):
+        left = string_value(node.left)
+        if isinstance(node.operator, cst.Add) and left == f"{source}:":
+            return (node.left, f"{target}:") if isinstance(node.left, cst.SimpleString) else None
+        if isinstance(node.operator, cst.Modulo):
+            template = node.left
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "format"
+    ):
+        template = node.func.value
+    value = string_value(template)
+    if isinstance(template, cst.SimpleString) and value is not None:
+        match = _DEVICE_TEMPLATE.match(value)
+        if match is not None and match.group("type") == source:
+            return template, target + value[len(source) :]
+    return None
+
+
+def retarget_backend(
+    value: str, source: str, target: str, source_device: str, device: str
+) -> str | None:
+    """ "nccl" -> "hccl", "cpu:gloo,cuda:nccl" -> "cpu:gloo,npu:hccl"; None if nothing changes."""
+    if value == source:
+        return target
+    if ":" not in value:
+        return None
+    pairs: list[str] = []
+    for pair in value.split(","):
+        kind, sep, backend = pair.partition(":")
+        if not sep or not kind.strip() or not backend.strip():
+            return None
+        kind = device if kind.strip() == source_device else kind
+        backend = target if backend.strip() == source else backend
+        pairs.append(f"{kind}:{backend}")
+    new = ",".join(pairs)
+    return new if new != value else None
+
+
+def literal_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values an expression may evaluate to, looking through `a if c else b`, `a or b`,
+    list/tuple/set displays, comprehension elements and dict values (not keys: a
+    `map_location` dict's keys are where tensors were saved, not where they go)."""
+    if isinstance(node, cst.IfExp):
+        return [*literal_leaves(node.body), *literal_leaves(node.orelse)]
+    if isinstance(node, cst.BooleanOperation):
+        return [*literal_leaves(node.left), *literal_leaves(node.right)]
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [
+            leaf
+            for element in node.elements
+            if isinstance(element, cst.Element)
+            for leaf in literal_leaves(element.value)
+        ]
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return literal_leaves(node.elt)
+    if isinstance(node, cst.Dict):
+        return [
+            leaf
+            for element in node.elements
+            if isinstance(element, cst.DictElement)
+            for leaf in literal_leaves(element.value)
+        ]
+    return [node]
+
+
+def terminal_name(node: cst.BaseExpression) -> str | None:
+    """The name an assignment target or operand ends in: `x`, `a.b.x`, `cfg["x"]`."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            return string_value(index.value)
+    return None
+
+
+def mentions_name(node: cst.BaseExpression, predicate: Callable[[str], bool]) -> bool:
+    """Whether an operand is named like the thing: `device`, `x.device.type`, `args.device`,
+    `cfg["device"]`, `get_device()`, `str(device)`."""
+    if isinstance(node, cst.Name):
+        return predicate(node.value)
+    if isinstance(node, cst.Attribute):
+        return predicate(node.attr.value) or mentions_name(node.value, predicate)
+    if isinstance(node, cst.Subscript):
+        key = terminal_name(node)
+        return (key is not None and predicate(key)) or mentions_name(node.value, predicate)
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value in ("str", "repr") and node.args:
+            return mentions_name(node.args[0].value, predicate)
+        return mentions_name(node.func, predicate)
+    return False
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of a node, for messages."""
+    return cst.Module(body=[]).code_for_node(node)

@@ -31,7 +31,7 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
     assert rule.summary and len(rule.summary) <= 100 and "\n" not in rule.summary
     assert "Why" in rule.explain(), "the docstring must say why the rule is needed"
     assert rule.tokens
-    assert any(ex.after is not None for ex in rule.examples), "needs an example it changes"
+    assert any(ex.after is not None for ex in rule.examples), "needs an example it acts on"
     assert any(ex.after is None for ex in rule.examples), "needs an example it leaves alone"
     assert issubclass(rule, (PythonRule, TextRule))
 
@@ -69,6 +69,11 @@ def test_rule_examples(rule: type[Rule], index: int, full: bool) -> None:
     assert result.status is not Status.FAILED, result.error
     if example.after is None:
         assert result.new_data is None, f"{rule.code} must leave this example alone"
+        assert not result.warnings, f"{rule.code} must not report this example"
+    elif example.after == example.before:
+        # A rule that only reports (NPU015, the NPU05x range) shows a site it warns about.
+        assert result.new_data is None, f"{rule.code} must not rewrite this example"
+        assert result.warnings, f"{rule.code} must report this example"
     else:
         assert result.new_data is not None and result.new_data.decode() == example.after
 

@@ -9,7 +9,7 @@ from DiT4DiT.model.framework import build_framework
 
 def main(args):
     vla = build_framework(torch.load(args.ckpt_path, map_location="cpu"))
-    vla = vla.to("cuda").eval()
+    vla = vla.to("npu").eval()
     return vla
 
 

@@ -7,7 +7,7 @@ import torch
 
 def parse_args():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"], help="initialize device")
+    ap.add_argument("--device", default="npu", choices=["npu", "cpu"], help="initialize device")
     ap.add_argument("--test", choices=["init", "infer"], default="infer")
     return ap.parse_args()
 

@@ -8,13 +8,13 @@ import torch
 @dataclass
 class EvalConfig:
     model_path: str = ""
-    device: str = "cuda"
+    device: str = "npu"
 
 
-def load_model(model_path: str, device: str = "cuda"):
+def load_model(model_path: str, device: str = "npu"):
     return torch.load(model_path, map_location=device)
 
 
-def run_step(model, obs, device: str = "cuda"):
+def run_step(model, obs, device: str = "npu"):
     with torch.no_grad():
         return model.predict_action([obs])

@@ -1,0 +1,154 @@
+"""The "nccl" process-group backend, where the code names or tests it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from migrator.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
+from migrator.rule import Example, RuleContext
+from migrator.string_positions import StringPositionRule
+
+_DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
+# Callees whose positional argument at this index is a backend.
+_BACKEND_ARGUMENT = {
+    **{f"{module}.init_process_group": 0 for module in _DIST},
+    **{f"{module}.new_group": 2 for module in _DIST},
+    **{f"{module}.Backend": 0 for module in _DIST},
+}
+
+
+class NcclBackend(StringPositionRule):
+    """Use the target's collective backend ("hccl") where the code names "nccl".
+
+    What it does: rewrites the string `"nccl"` (and device:backend lists such as
+    `"cpu:gloo,cuda:nccl"` -> `"cpu:gloo,npu:hccl"`) in place where it is a backend:
+
+    - `init_process_group("nccl")`, `new_group(ranks, timeout, "nccl")`, `Backend("nccl")`;
+    - keywords of any call whose name holds "backend": `backend=`, `dist_backend=`
+      (`deepspeed.init_distributed`), `process_group_backend=`;
+    - settings found by name, as NPU010 finds device settings, with names holding "backend":
+      `backend = "nccl"`, `self.dist_backend = ...`, `cfg["backend"] = ...`, parameter
+      defaults, dict entries, argparse `default=`/`choices=`, `getattr`/`.get` defaults, the
+      value of `def get_backend(): return ...` (behind `a if c else b` only the literals);
+    - comparisons: `backend == "nccl"`, `dist.get_backend() != "nccl"`, `"nccl" in backend`,
+      `backend in ("nccl", "gloo")`.
+
+    `torch.distributed.Backend.NCCL` (a plain string constant equal to "nccl") becomes the
+    string `"hccl"`: `Backend.HCCL` exists only once torch_npu has registered its backend,
+    which would make the module fail to import without it.
+
+    Why: `transfer_to_npu` rewrites the backend of `init_process_group("nccl")` at run time,
+    but not `new_group`, DeepSpeed or Lightning arguments, nor comparisons: on an Ascend host
+    `dist.get_backend() == "nccl"` is False and the code takes its non-NCCL path (gloo
+    all-reduce on CPU tensors, or an error). `is_nccl_available()` is False there too: it is
+    reported, with the check to use instead.
+
+    Example: `dist.init_process_group(backend="nccl")` -> `dist.init_process_group(backend="hccl")`.
+
+    Left alone: log text, docstrings, comments and strings in other positions, a backend
+    given as a variable, code already using the target backend.
+
+    Safety: safe.
+    """
+
+    code = "NPU016"
+    name = "nccl-backend"
+    summary = (
+        'The "nccl" process-group backend (arguments, settings, comparisons) to the target one.'
+    )
+    tokens = ("nccl", "NCCL")
+    kind = "backend"
+    examples = (
+        Example(
+            'import torch.distributed as dist\ndist.init_process_group("nccl")\n'
+            'if dist.get_backend() == "nccl":\n    pass\n',
+            'import torch.distributed as dist\ndist.init_process_group("hccl")\n'
+            'if dist.get_backend() == "hccl":\n    pass\n',
+        ),
+        Example(
+            'BACKEND = "nccl" if use_gpu else "gloo"\n',
+            'BACKEND = "hccl" if use_gpu else "gloo"\n',
+        ),
+        Example('print("nccl backend ready")\nlib = "nccl"\n', None),
+    )
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._constants: set[int] = set()
+        self._attribute_names: set[int] = set()
+
+    def literal(
+        self, node: cst.BaseExpression, *, prefix: bool = False
+    ) -> tuple[cst.SimpleString | cst.FormattedString, str] | None:
+        value = string_value(node)
+        if value is None or not isinstance(node, cst.SimpleString):
+            return None
+        target = self.target
+        new = retarget_backend(
+            value,
+            target.source_dist_backend,
+            target.dist_backend,
+            target.source_device_type,
+            target.device_type,
+        )
+        return (node, new) if new is not None else None
+
+    def names_thing(self, name: str) -> bool:
+        return is_backend_name(name)
+
+    def is_target_literal(self, node: cst.BaseExpression) -> bool:
+        return string_value(node) == self.target.dist_backend
+
+    def call_positions(self, call: cst.Call) -> Iterator[cst.BaseExpression]:
+        name = self.qualname(call.func)
+        if name in _BACKEND_ARGUMENT:
+            arg = find_arg(call, _BACKEND_ARGUMENT[name], None)
+            if arg is not None:
+                yield arg.value
+
+    # Backend.NCCL and is_nccl_available() ------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._attribute_names:
+            self._availability(node, self.qualname(node))
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        qualified = self.qualname(node)
+        if qualified is None:
+            # `self.is_nccl_available` is no import: its name part is not looked up.
+            self._attribute_names.add(id(node.attr))
+            return True
+        source = self.target.source_dist_backend
+        if qualified in {f"{module}.Backend.{source.upper()}" for module in _DIST}:
+            self._constants.add(id(node))
+        self._availability(node, qualified)
+        return False
+
+    def _availability(self, node: cst.CSTNode, qualified: str | None) -> None:
+        source = self.target.source_dist_backend
+        if qualified in {f"{module}.is_{source}_available" for module in _DIST}:
+            self.warn(
+                node,
+                f"{qualified}() is False on the {self.target.name.upper()}: code that picks "
+                "the backend with it falls back",
+                f'test torch.distributed.is_backend_available("{self.target.dist_backend}")',
+            )
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        if id(original_node) not in self._constants:
+            return updated_node
+        self._constants.discard(id(original_node))
+        backend = self.target.dist_backend
+        replacement = cst.SimpleString(f'"{backend}"')
+        message = f'{self.qualname(original_node)} -> "{backend}" (Backend.{backend.upper()} '
+        message += f"exists only once {self.target.runtime_module} is imported)"
+        return self.edit(original_node, updated_node, replacement, message)

@@ -1,0 +1,288 @@
+"""`torch.cuda.<api>` device, memory, stream and random-number APIs."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from migrator.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
+from migrator.rule import Example, PythonRule, RuleContext
+
+# Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
+_OTHER_RULES = frozenset(
+    {"nvtx", "graph", "graphs", "CUDAGraph", "make_graphed_callables", "graph_pool_handle"}
+)
+# `torch.cuda.amp.<name>` owned by other rules: autocast (NPU001), GradScaler (NPU013).
+_AMP_OTHER_RULES = frozenset({"autocast", "GradScaler"})
+
+
+def _replace_in_chain(
+    node: cst.BaseExpression, old: cst.BaseExpression, new: cst.BaseExpression
+) -> cst.BaseExpression:
+    if node is old:
+        return new
+    if isinstance(node, cst.Attribute):
+        return node.with_changes(value=_replace_in_chain(node.value, old, new))
+    return node
+
+
+class TorchCudaApi(PythonRule):
+    """Move `torch.cuda.<api>` to the target's device module (`torch.npu.<api>`).
+
+    What it does: for every api in the target's list (device management, memory statistics,
+    random numbers, streams and events, `is_bf16_supported`, the `amp` module with
+    `custom_fwd`/`custom_bwd`) it rewrites calls and plain references, in expressions,
+    decorators and annotations, keeping the file's spelling of torch:
+    `th.cuda.synchronize()` -> `th.npu.synchronize()`. The import forms:
+
+    - `from torch.cuda import X, Y` and `from torch.cuda.amp import X` -> `from torch.npu
+      import X, Y` / `from torch.npu.amp import X` when every name has a counterpart; an
+      import that mixes such names with others is reported (split it) and left as it is;
+    - `from torch import cuda` and `import torch.cuda as tc` stay (the name may still serve
+      APIs without a counterpart); each known use `tc.synchronize()` becomes
+      `torch.npu.synchronize()` through the file's own name for torch;
+    - `import torch.cuda` stays (it only binds `torch`); `import torch.cuda.amp as amp` ->
+      `import torch.npu.amp as amp`.
+
+    `torch.npu` exists once torch_npu is imported, which the migrated entry point does first.
+
+    Why: without CUDA, `torch.cuda.synchronize()`, `torch.cuda.set_device()` and the memory
+    APIs raise or report a device that is not there, and `torch.cuda.is_available()` is
+    False, so code falls back to the CPU. torch_npu mirrors these APIs under `torch.npu`.
+
+    Example: `torch.cuda.empty_cache()` -> `torch.npu.empty_cache()`;
+    `@torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)` -> `@torch.npu.amp.custom_fwd(...)`.
+
+    `torch.cuda` used as a module object becomes `torch.npu`: safe as the fallback of
+    `getattr(torch, device_type, torch.cuda)`, flagged for review elsewhere (check that what
+    is used from it exists there). A table keyed by device names keeps its `"cuda"` entry
+    (`{"cuda": torch.cuda.empty_cache, "xpu": ...}` is CUDA's own entry); if it has no
+    `"npu"` entry it is reported.
+
+    Reported, not rewritten: `torch.cuda.X` without a known counterpart (the warning says
+    that `transfer_to_npu` may still map it at run time). Left to other rules:
+    `torch.cuda.amp.autocast` (NPU001), `torch.cuda.amp.GradScaler` (NPU013), NVTX and CUDA
+    graphs (`torch.cuda.nvtx`, `torch.cuda.graph`, `CUDAGraph`, `make_graphed_callables`).
+    A parameter or local named `torch` is not the module and is left alone.
+
+    Safety: safe; bare module references outside a `getattr` fallback need review.
+    """
+
+    code = "NPU012"
+    name = "torch-cuda-api"
+    summary = "`torch.cuda.<api>` calls, references and imports to the target's device module."
+    tokens = ("cuda",)
+    examples = (
+        Example(
+            "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",
+            "import torch as th\nth.npu.synchronize()\nn = th.npu.device_count()\n",
+        ),
+        Example(
+            "from torch.cuda import empty_cache, max_memory_allocated\n",
+            "from torch.npu import empty_cache, max_memory_allocated\n",
+        ),
+        Example("def f(torch):\n    torch.cuda.synchronize()\n", None),
+        Example('import torch\nprint("torch.cuda.synchronize() done")\n', None),
+    )
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._rewrites: dict[int, tuple[cst.CSTNode, str, bool]] = {}
+        self._fallbacks: set[int] = set()
+
+    # Where an api goes --------------------------------------------------------------
+    def _source(self) -> str:
+        return f"torch.{self.target.source_device_type}"
+
+    def _known(self, api: str) -> bool:
+        return api in self.target.device_apis
+
+    def _owned_elsewhere(self, parts: list[str]) -> bool:
+        if parts[0] in _OTHER_RULES:
+            return True
+        return parts[0] == "amp" and len(parts) > 1 and parts[1] in _AMP_OTHER_RULES
+
+    def _unknown(self, node: cst.CSTNode, api: str) -> None:
+        device = self.target.device_type
+        self.warn(
+            node,
+            f"{self._source()}.{api} has no known torch.{device} counterpart",
+            f"check the {self.target.runtime_module} API for an equivalent; "
+            f"{self.target.safety_net_module} may still map it at run time",
+        )
+
+    # Imports ------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
+        amp = f"{self._source()}.amp"
+        device_amp = f"torch.{self.target.device_type}.amp"
+        rename = {self.target.source_device_type: self.target.device_type}
+        names = [
+            alias.with_changes(name=attribute_chain(alias.name, rename, 0))
+            if dotted_name(alias.name) == amp and alias.asname is not None
+            else alias
+            for alias in updated_node.names
+        ]
+        if all(new is old for new, old in zip(names, updated_node.names, strict=True)):
+            return updated_node
+        replacement = updated_node.with_changes(names=names)
+        return self.edit(original_node, updated_node, replacement, f"{amp} -> {device_amp}")
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return False
+        module = dotted_name(node.module)
+        source = self._source()
+        if module not in (source, f"{source}.amp"):
+            return False
+        names = [dotted_name(alias.name) or "" for alias in node.names]
+        prefix = [] if module == source else ["amp"]
+        known = [n for n in names if self._known([*prefix, n][0])]
+        elsewhere = [n for n in names if n not in known and self._owned_elsewhere([*prefix, n])]
+        unknown = [n for n in names if n not in known and n not in elsewhere]
+        for name in unknown:
+            self._unknown(node, ".".join([*prefix, name]))
+        if known and len(known) < len(names):
+            self.warn(
+                node,
+                f"this import mixes {source} names that have a torch.{self.target.device_type} "
+                f"counterpart ({', '.join(known)}) with others; left as it is",
+                f"import {', '.join(known)} from "
+                f"torch.{self.target.device_type}{'.amp' if prefix else ''} on a line of its own",
+            )
+        elif known:
+            new_module = attribute_chain(
+                node.module, {self.target.source_device_type: self.target.device_type}, 0
+            )
+            assert isinstance(new_module, (cst.Attribute, cst.Name))
+            message = (
+                f"from {module} import -> from "
+                f"torch.{self.target.device_type}{module[len(source) :]} import"
+            )
+            self._rewrites[id(node)] = (node.with_changes(module=new_module), message, False)
+        return False
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom:
+        found = self._rewrites.pop(id(original_node), None)
+        if found is None:
+            return updated_node
+        replacement, message, _ = found
+        assert isinstance(replacement, cst.ImportFrom)
+        return self.edit(original_node, updated_node, replacement, message)
+
+    # Uses ---------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        # `getattr(torch, name, torch.cuda)`: a fallback device module, safely the target's.
+        if isinstance(node.func, cst.Name) and node.func.value == "getattr":
+            owner, fallback = find_arg(node, 0, None), find_arg(node, 2, "default")
+            if owner is not None and fallback is not None and self.qualname(owner.value) == "torch":
+                self._fallbacks.add(id(fallback.value))
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        """A table keyed by device names keeps its CUDA entry; say if the target has none."""
+        keys = [string_value(e.key) for e in node.elements if isinstance(e, cst.DictElement)]
+        source, device = self.target.source_device_type, self.target.device_type
+        if source not in keys or device in keys:
+            return
+        cuda_entries = [
+            e.value
+            for e in node.elements
+            if isinstance(e, cst.DictElement) and string_value(e.key) == source
+        ]
+        if any(self._mentions_source(value) for value in cuda_entries):
+            self.warn(
+                node,
+                f'this table has a "{source}" entry and no "{device}" entry',
+                f'add a "{device}" entry calling torch.{device}.<api> if it is looked up by device',
+            )
+
+    def visit_DictElement(self, node: cst.DictElement) -> bool:
+        return string_value(node.key) != self.target.source_device_type
+
+    def _mentions_source(self, node: cst.BaseExpression) -> bool:
+        source = self._source()
+        return any(
+            (self.qualname(found) or "").startswith(source)
+            for found in m.findall(node, m.Attribute())
+            if isinstance(found, cst.Attribute)
+        )
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        qualified = self.qualname(node)
+        if qualified is None:
+            return True
+        source = self._source()
+        if qualified != source and not qualified.startswith(source + "."):
+            return False
+        module = self._module_node(node)
+        if module is None:
+            # A name imported from torch.cuda itself: its import statement is rewritten.
+            return False
+        device = self.target.device_type
+        parts = qualified[len(source) + 1 :].split(".") if qualified != source else []
+        if not parts:
+            if isinstance(module, cst.Attribute):
+                self._bare_module(node, module)
+            return False
+        if self._owned_elsewhere(parts):
+            return False
+        if not self._known(parts[0]):
+            self._unknown(node, parts[0])
+            return False
+        new_module = self._device_module(module)
+        if new_module is None:
+            self.warn(
+                node,
+                f"{source}.{parts[0]} is reached through an alias of {source} and no name "
+                "for torch is bound here",
+                f"import torch and call torch.{device}.{parts[0]}",
+            )
+            return False
+        rest = ".".join(parts)
+        message = f"{source}.{rest} -> torch.{device}.{rest}"
+        self._rewrites[id(node)] = (_replace_in_chain(node, module, new_module), message, False)
+        return False
+
+    def _bare_module(self, node: cst.Attribute, module: cst.Attribute) -> None:
+        """`torch.cuda` as a value: the device module, which is `torch.npu` there."""
+        device = self.target.device_type
+        replacement = module.with_changes(attr=cst.Name(device))
+        message = f"{self._source()} -> torch.{device} (the device module)"
+        review = id(node) not in self._fallbacks
+        if review:
+            message += f": check that torch.{device} has what is used from it"
+        self._rewrites[id(node)] = (replacement, message, review)
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        found = self._rewrites.pop(id(original_node), None)
+        if found is None:
+            return updated_node
+        replacement, message, review = found
+        assert isinstance(replacement, cst.BaseExpression)
+        return self.edit(original_node, updated_node, replacement, message, review=review)
+
+    def _module_node(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The part of an attribute chain that is the `torch.cuda` module."""
+        current: cst.BaseExpression = node
+        while True:
+            if self.qualname(current) == self._source():
+                return current
+            if not isinstance(current, cst.Attribute):
+                return None
+            current = current.value
+
+    def _device_module(self, module: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`torch.npu` spelled with the file's own name for torch."""
+        device = cst.Name(self.target.device_type)
+        if isinstance(module, cst.Attribute):
+            return module.with_changes(attr=device)
+        torch = "torch" if self.resolve_name("torch") == "torch" else self.local_name_for("torch")
+        if torch is None:
+            return None
+        return cst.Attribute(value=cst.Name(torch), attr=device)

@@ -1,0 +1,23 @@
+import torch
+
+
+def make_optimizer(params, device_type, available):
+    use_fused = available and device_type == "npu"
+    return torch.optim.AdamW(params, fused=use_fused)
+
+
+def seed(device, x, seed):
+    if x.device.type == "npu":
+        torch.cuda.manual_seed(seed)
+    if "npu" in str(device):
+        pass
+    if str(device).startswith("npu"):
+        pass
+    if device in ("npu", "mps"):
+        pass
+    if device not in ["cuda", "npu"]:
+        pass
+    if args.device != "npu:0":
+        pass
+    if mode == "cuda":
+        pass

@@ -1,0 +1,3 @@
+DEVICE = "cuda"  # migrate: ignore[NPU010]
+FALLBACK = "cuda"
+device = "npu"

@@ -1,0 +1,3 @@
+def prepare(model, batch):
+    model = model.cuda()  # migrate: ignore[NPU011]
+    return model, batch.cuda()

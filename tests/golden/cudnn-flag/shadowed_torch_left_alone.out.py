@@ -1,0 +1,5 @@
+import torch
+
+
+def configure(torch):
+    torch.backends.cudnn.benchmark = True

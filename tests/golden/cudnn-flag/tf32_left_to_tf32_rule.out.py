@@ -1,0 +1,3 @@
+import torch
+
+torch.backends.cudnn.allow_tf32 = True

@@ -1,0 +1,5 @@
+import torch
+
+
+def make():
+    return torch.npu.amp.GradScaler(), torch.amp.GradScaler("npu"), torch.amp.GradScaler(device="npu")

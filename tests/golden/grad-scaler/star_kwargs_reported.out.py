@@ -1,0 +1,5 @@
+import torch
+
+
+def make(**scaler_kwargs):
+    return torch.amp.GradScaler(**scaler_kwargs)

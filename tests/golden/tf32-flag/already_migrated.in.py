@@ -1,0 +1,4 @@
+import torch
+
+torch.npu.matmul.allow_hf32 = True
+torch.npu.conv.allow_hf32 = True

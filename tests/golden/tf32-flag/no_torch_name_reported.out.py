@@ -1,0 +1,3 @@
+from torch.backends import cudnn
+
+cudnn.allow_tf32 = True

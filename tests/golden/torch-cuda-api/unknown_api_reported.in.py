@@ -1,0 +1,10 @@
+import torch
+from torch.cuda import get_arch_list
+
+
+def check():
+    try:
+        run()
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.ipc_collect()
+    return torch.cuda.get_arch_list(), get_arch_list()
