@@ -244,8 +244,11 @@ def migrate_text(rel: str, data: bytes, settings: Settings) -> FileResult:
     """Migrate one file's bytes that do not live on disk (stdin, golden cases).
 
     The kind of file comes from `rel`: notebooks and text files some rule handles are
-    treated as such, anything else as Python.
+    treated as such, a name without a suffix as Python, and any other kind (`notes.md`)
+    is no rule's business and comes back unchanged.
     """
     prepared = _Prepared(settings)
     known = rel.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) or prepared.handles(rel)
+    if not known and "." in rel.rsplit("/", 1)[-1]:
+        return FileResult(rel, Status.UNCHANGED)
     return prepared.migrate_data(rel, data, python=not known)

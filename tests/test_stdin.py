@@ -66,7 +66,7 @@ def test_the_name_picks_the_file_type() -> None:
     assert shell.stdout_bytes == b"export ASCEND_RT_VISIBLE_DEVICES=0\n"
     assert "scripts/run.sh:1:8: TST100" in shell.stderr
     unknown = piped(script, "--stdin-filename", "notes.md")
-    assert unknown.exit_code == 0, "an unknown kind is read as Python; no rule acts on it"
+    assert unknown.exit_code == 0, "a kind no rule handles comes back unchanged"
     assert unknown.stdout_bytes == script
     book = nbformat.v4.new_notebook()
     book.cells = [nbformat.v4.new_code_cell('import torch\ntorch.autocast("cuda")')]
