@@ -35,6 +35,8 @@ def emulation_env(
     env = dict(os.environ if base is None else base)
     env[settings.ENV_ACTIVE] = "1"
     env[settings.ENV_HOME] = str(HOME)
+    # What CANN's set_env.sh exports on a real host; DeepSpeed's NPU op builders read it.
+    env.setdefault(settings.ENV_CANN, str(SHIMS / "cann"))
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(SHIMS)]
     env["PYTHONPATH"] = os.pathsep.join([str(SHIMS), *rest])
     if devices is not None:

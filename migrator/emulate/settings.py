@@ -13,6 +13,8 @@ ENV_DEVICES = "NPU_MIGRATOR_EMULATE_DEVICES"
 ENV_HOME = "NPU_MIGRATOR_EMULATE_HOME"
 #: Folder where each emulated process writes a JSON report of what it did (report.py).
 ENV_REPORT = "NPU_MIGRATOR_EMULATE_REPORT"
+#: Set by CANN on an Ascend host; under emulation it names a placeholder folder.
+ENV_CANN = "ASCEND_HOME_PATH"
 #: Ascend's counterpart of CUDA_VISIBLE_DEVICES; the emulator honours it too.
 ENV_VISIBLE = "ASCEND_RT_VISIBLE_DEVICES"
 

@@ -15,6 +15,7 @@ from migrator.emulate.npu import amp, streams
 from migrator.emulate.npu._device import (
     DeviceProperties,
     _is_in_bad_fork,
+    _lazy_call,
     _lazy_init,
     current_device,
     device,
@@ -35,6 +36,18 @@ from migrator.emulate.npu._flags import (
     is_bf16_supported,
     matmul,
     set_compile_mode,
+)
+from migrator.emulate.npu._legacy import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
 )
 from migrator.emulate.npu._memory import (
     empty_cache,
@@ -72,10 +85,21 @@ from migrator.emulate.npu.streams import (
 )
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
     "DeviceProperties",
+    "DoubleTensor",
     "Event",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
     "Stream",
     "_is_in_bad_fork",
+    "_lazy_call",
     "_lazy_init",
     "amp",
     "config",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -42,6 +43,11 @@ def _lazy_init() -> None:
 
 def _is_in_bad_fork() -> bool:
     return False
+
+
+def _lazy_call(callback: Callable[[], object]) -> None:
+    """Run ``callback`` once the device is initialised: the emulated one always is."""
+    callback()
 
 
 def device_count() -> int:
