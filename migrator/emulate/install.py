@@ -45,8 +45,10 @@ def _install() -> None:
         accelerator,
         autocast,
         backend,
+        compiler,
         distributed,
         npu,
+        parameters,
         pinned,
         report,
         rng,
@@ -56,8 +58,10 @@ def _install() -> None:
     backend.register(npu)
     autocast.register()
     rng.install()
+    parameters.install()
     pinned.install()
     serialization.install()
     accelerator.install()
+    compiler.install()
     distributed.install()
     report.start()
