@@ -150,11 +150,16 @@ class NpuTensor(torch.Tensor):
         return self._inner.data_ptr()
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]  # untyped there
-        # Print as PyTorch prints any device tensor: "tensor([...], device='npu:0')".
+        # Print as PyTorch prints any device tensor: "tensor([...], device='npu:0')",
+        # and parameters as "Parameter containing:\ntensor(...)".
         text = _torch.tensor_str(self, tensor_contents)
+        wrapped = "Parameter("
+        is_param = text.startswith(wrapped)
+        if is_param:
+            text = text[len(wrapped) : -1]
         head, plain = f"{type(self).__name__}(", "tensor("
         body = text[len(head) :].replace("\n" + " " * len(head), "\n" + " " * len(plain))
-        return plain + body
+        return ("Parameter containing:\n" if is_param else "") + plain + body
 
     def tolist(self) -> Any:
         return self._inner.tolist()

@@ -17,6 +17,14 @@ def test_npu_is_a_torch_device(npu: ModuleType) -> None:
     assert torch.accelerator.device_count() == 1
 
 
+def test_install_is_idempotent(npu: ModuleType) -> None:
+    from migrator.emulate import install, is_installed
+
+    install()
+    install()
+    assert is_installed() and torch.npu is npu
+
+
 def test_torch_npu_module_reports_an_ascend_card(npu: ModuleType) -> None:
     assert npu.current_device() == 0
     assert npu.is_bf16_supported()

@@ -73,6 +73,10 @@ def test_npu_tensors_print_like_device_tensors(npu: ModuleType) -> None:
     text = repr(torch.tensor([1.5, 2.0], device="npu"))
     assert text == "tensor([1.5000, 2.0000], device='npu:0')"
     assert f"{torch.tensor(2.5, device='npu'):.1f}" == "2.5"
+    bias = torch.nn.Parameter(torch.zeros(2, device="npu"))
+    assert repr(bias) == (
+        "Parameter containing:\ntensor([0., 0.], device='npu:0', requires_grad=True)"
+    )
 
 
 def test_numpy_needs_a_copy_to_the_host_first(npu: ModuleType) -> None:
