@@ -38,7 +38,6 @@ _MIXED_DEVICE_OPS = frozenset(
         aten.index_put_.default,
         aten.index_put.default,
         aten._index_put_impl_.default,
-        aten.set_.source_Tensor,
     }
 )
 # Kernels that draw from the default generator of the device without a generator argument.

@@ -93,6 +93,8 @@ def test_bf16_to_numpy_fails_as_it_does_on_every_device(npu: ModuleType) -> None
 def test_mixing_npu_and_cpu_tensors_fails_like_a_device(npu: ModuleType) -> None:
     with pytest.raises(RuntimeError, match="same device, but found at least two devices"):
         torch.ones(2, device="npu") + torch.ones(2)
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.zeros(2, device="npu").set_(torch.ones(3))  # would alias host memory
     # A 0-dim CPU tensor is a scalar, allowed on devices; CPU index tensors are too.
     assert (torch.ones(2, device="npu") * torch.tensor(3.0)).tolist() == [3.0, 3.0]
     assert torch.arange(4.0, device="npu")[torch.tensor([1, 3])].tolist() == [1.0, 3.0]
