@@ -8,6 +8,7 @@ kernel on the PrivateUse1 dispatch key.
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -40,7 +41,7 @@ class _Guard(torch._C._acc.DeviceGuard):
         return torch._C._autograd.DeviceType.PrivateUse1
 
 
-def _factory_fallback(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
+def _kernel(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
     return execute(op, args, kwargs)
 
 
@@ -67,13 +68,6 @@ _PER_OP = (
 )
 
 
-def _per_op_kernel(op: OpOverload) -> Any:
-    def kernel(*args: Any, **kwargs: Any) -> Any:
-        return execute(op, args, kwargs)
-
-    return kernel
-
-
 # The Library must stay alive: dropping it unregisters the fallback.
 _LIBRARY: list[Any] = []
 
@@ -89,8 +83,8 @@ def register(npu_module: ModuleType) -> None:
     torch._C._acc.register_python_privateuseone_hook(_Hooks())
     torch._C._acc.register_python_privateuseone_device_guard(_Guard())
     fallback = _torch.library("_", "IMPL")
-    fallback.fallback(_factory_fallback, dispatch_key="PrivateUse1")
+    fallback.fallback(_kernel, dispatch_key="PrivateUse1")
     per_op = _torch.library("aten", "IMPL")
     for name in _PER_OP:
-        per_op.impl(name, _per_op_kernel(_torch.aten_op(name)), "PrivateUse1")
+        per_op.impl(name, functools.partial(_kernel, _torch.aten_op(name)), "PrivateUse1")
     _LIBRARY.extend((fallback, per_op))

@@ -148,26 +148,20 @@ def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             result = func(*cpu_args, **cpu_kwargs)
     else:
         result = func(*cpu_args, **cpu_kwargs)
-    source = seen.indices[0] if seen.indices else None
-    # A result that aliases an argument is the argument itself (in-place ops, out=,
-    # no-op views), unless the op moved data to another device: `to("cpu")` on the CPU
-    # tensor inside hands back that very tensor, and a device copy must not alias.
-    aliases = {} if target != source else seen.aliases
-    return _rewrap(result, target, aliases, seen.aliases)
+    # An op that names another device than its inputs' moved data (`to("cpu")`): a
+    # result that is one of its arguments must then be copied, never aliased.
+    moved = target != (seen.indices[0] if seen.indices else None)
+    return _rewrap(result, target, seen.aliases, moved)
 
 
-def _rewrap(
-    value: Any,
-    target: int | None,
-    aliases: dict[int, torch.Tensor],
-    inputs: dict[int, torch.Tensor],
-) -> Any:
+def _rewrap(value: Any, target: int | None, aliases: dict[int, torch.Tensor], moved: bool) -> Any:
     if isinstance(value, torch.Tensor):
-        if not aliases and id(value) in inputs:
-            value = value.clone()
         original = aliases.get(id(value))
+        if original is not None and moved:
+            value, original = value.clone(), None
         if original is not None:
-            # An in-place or out= op handed back its argument: return the caller's tensor.
+            # In-place ops, out= and no-op views hand back an argument: return the
+            # caller's tensor itself, refreshed if the op changed its shape.
             if isinstance(original, NpuTensor) and (
                 original.shape != value.shape
                 or original.stride() != value.stride()
@@ -177,5 +171,5 @@ def _rewrap(
             return original
         return value if target is None else wrap(value, target)
     if isinstance(value, (list, tuple)):
-        return type(value)(_rewrap(v, target, aliases, inputs) for v in value)
+        return type(value)(_rewrap(v, target, aliases, moved) for v in value)
     return value
