@@ -97,7 +97,7 @@ def test_accelerate_launch_two_processes_over_hccl(tmp_path: Path, python_env: P
     script.write_text(
         textwrap.dedent(
             """
-            import json, torch
+            import json, sys, torch
             from accelerate import Accelerator
             accelerator = Accelerator()
             model = torch.nn.Linear(4, 1)
@@ -108,21 +108,24 @@ def test_accelerate_launch_two_processes_over_hccl(tmp_path: Path, python_env: P
             accelerator.backward(loss)
             optimizer.step()
             total = accelerator.reduce(torch.ones(1, device=accelerator.device), "sum")
-            print(json.dumps({
+            # One file per rank: the ranks share stdout, where lines can interleave.
+            with open(f"{sys.argv[1]}/rank{accelerator.process_index}.json", "w") as out:
+                json.dump({
                 "rank": accelerator.process_index,
                 "type": str(accelerator.distributed_type),
                 "backend": torch.distributed.get_backend(),
                 "device": str(accelerator.device),
                 "param": str(next(model.parameters()).device),
                 "total": total.item(),
-            }))
+                }, out)
             """
         )
     )
     result = subprocess.run(
         [
             sys.executable, "-m", "accelerate.commands.launch",
-            "--num_processes", "2", "--main_process_port", str(_free_port()), str(script),
+            "--num_processes", "2", "--main_process_port", str(_free_port()),
+            str(script), str(tmp_path),
         ],
         env=python_env(emulated=True, devices=2),
         cwd=tmp_path,
@@ -132,9 +135,9 @@ def test_accelerate_launch_two_processes_over_hccl(tmp_path: Path, python_env: P
         check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    assert sorted(seen["rank"] for seen in lines) == [0, 1]
-    for seen in lines:
+    ranks = [json.loads(path.read_text()) for path in sorted(tmp_path.glob("rank*.json"))]
+    assert [seen["rank"] for seen in ranks] == [0, 1]
+    for seen in ranks:
         assert seen["type"] == "DistributedType.MULTI_NPU"
         assert seen["backend"] == "hccl"
         assert seen["device"] == seen["param"] == f"npu:{seen['rank']}"
