@@ -21,11 +21,13 @@ def init_torch_npu(module: ModuleType) -> None:
     install()
     import torch
 
-    from migrator.emulate import npu
+    from migrator.emulate import npu, npu_ops
 
     # Module attributes set at run time: setattr keeps them out of the type checker's way.
     setattr(module, "npu", npu)  # noqa: B010
     setattr(module, "__version__", torch.__version__.split("+")[0] + "+emulator")  # noqa: B010
+    for name in ("npu_rms_norm", "npu_geglu", "npu_fusion_attention"):
+        setattr(module, name, getattr(npu_ops, name))
     sys.modules[f"{module.__name__}.npu"] = npu
     sys.modules[f"{module.__name__}.npu.amp"] = npu.amp
     report.note("torch_npu_loaded")
