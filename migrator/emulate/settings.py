@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-#: Set to "1" in the environment of every emulated process (children included).
+#: "1" in environments made by emulation_env() (and so under the CLI). The emulator does
+#: not read it; it tells programs and test harnesses that they run emulated.
 ENV_ACTIVE = "NPU_MIGRATOR_EMULATE"
 #: Number of emulated NPUs on the host (default 1), like the cards in one Ascend server.
 ENV_DEVICES = "NPU_MIGRATOR_EMULATE_DEVICES"

@@ -136,5 +136,6 @@ def test_child_environment_sets_devices_and_writes_a_report(
 
 def test_child_environment_names_a_cann_folder(python_env: PythonEnv) -> None:
     env = python_env(emulated=True)
+    assert env["NPU_MIGRATOR_EMULATE"] == "1"
     assert Path(env["ASCEND_HOME_PATH"]).is_dir()  # DeepSpeed's NPU op builders need it
     assert env["PYTHONPATH"].split(os.pathsep)[0].endswith("_shims")
