@@ -24,3 +24,11 @@ def isolated_cache(
 ) -> None:
     """Each test gets an empty cache of its own, never the user's."""
     monkeypatch.setenv("NPU_MIGRATOR_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the emulator's tests last: their `npu` fixture emulates the NPU in this process
+    for good (it cannot be undone), and no other test should see an emulated torch."""
+    emulated = [item for item in items if item.nodeid.startswith("tests/emulate/")]
+    others = [item for item in items if not item.nodeid.startswith("tests/emulate/")]
+    items[:] = others + emulated

@@ -1,0 +1,141 @@
+"""Tensors and modules really live on the npu, with a device's rules."""
+
+from __future__ import annotations
+
+import copy
+import weakref
+from types import ModuleType
+
+import pytest
+import torch
+
+from migrator.emulate.trace import record_ops
+
+
+def test_factories_create_npu_tensors(npu: ModuleType) -> None:
+    made = [
+        torch.zeros(2, 3, device="npu"),
+        torch.ones(2, device="npu:0", dtype=torch.bfloat16),
+        torch.full((2,), 7.0, device=torch.device("npu")),
+        torch.arange(4, device="npu"),
+        torch.randn(3, device="npu"),
+        torch.tensor([1.0, 2.0], device="npu"),
+        torch.as_tensor([1, 2], device="npu"),
+        torch.eye(2, device="npu"),
+    ]
+    for tensor in made:
+        assert tensor.device == torch.device("npu:0")
+        assert tensor.is_npu
+    assert made[1].dtype == torch.bfloat16
+    assert made[2].tolist() == [7.0, 7.0]
+
+
+def test_data_moves_to_and_from_the_npu(npu: ModuleType) -> None:
+    host = torch.arange(6.0).reshape(2, 3)
+    on_npu = host.to("npu")
+    assert on_npu.device.type == "npu"
+    assert host.npu().device.type == "npu"
+    back = (on_npu * 2).cpu()
+    assert back.device.type == "cpu" and type(back) is torch.Tensor
+    assert torch.equal(back, host * 2)
+    back[0, 0] = 100.0  # .cpu() is a copy, never a view of npu memory
+    assert on_npu[0, 0].item() == 0.0
+
+
+def test_to_cpu_copies_in_inference_mode_too(npu: ModuleType) -> None:
+    on_npu = torch.ones(2, device="npu")
+    with torch.inference_mode():
+        host = (on_npu * 3).cpu()
+    assert type(host) is torch.Tensor and host.tolist() == [3.0, 3.0]
+
+
+def test_module_to_npu_keeps_parameter_objects(npu: ModuleType) -> None:
+    model = torch.nn.Linear(3, 2)
+    weight = model.weight
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model.to("npu")
+    assert model.weight is weight  # an optimizer made before .to() still holds it
+    assert weight.device == torch.device("npu:0")
+    assert isinstance(weight, torch.nn.Parameter)
+    model(torch.ones(1, 3, device="npu")).sum().backward()
+    optimizer.step()
+    assert model.weight.grad is not None and model.weight.grad.device.type == "npu"
+
+
+def test_module_to_npu_moves_weakly_referenced_parameters(npu: ModuleType) -> None:
+    model = torch.nn.Linear(2, 2)
+    ref = weakref.ref(model.weight)  # DeepSpeed and others keep weak tables of params
+    model.npu()
+    assert ref() is model.weight and model.weight.device.type == "npu"
+
+
+def test_npu_tensors_print_like_device_tensors(npu: ModuleType) -> None:
+    text = repr(torch.tensor([1.5, 2.0], device="npu"))
+    assert text == "tensor([1.5000, 2.0000], device='npu:0')"
+    assert f"{torch.tensor(2.5, device='npu'):.1f}" == "2.5"
+    bias = torch.nn.Parameter(torch.zeros(2, device="npu"))
+    assert repr(bias) == (
+        "Parameter containing:\ntensor([0., 0.], device='npu:0', requires_grad=True)"
+    )
+
+
+def test_numpy_needs_a_copy_to_the_host_first(npu: ModuleType) -> None:
+    with pytest.raises(TypeError, match="can't convert npu:0 device type tensor to numpy"):
+        torch.ones(2, device="npu").numpy()
+    assert torch.ones(2, device="npu").cpu().numpy().tolist() == [1.0, 1.0]
+
+
+def test_bf16_to_numpy_fails_as_it_does_on_every_device(npu: ModuleType) -> None:
+    with pytest.raises(TypeError, match="BFloat16"):
+        torch.ones(2, device="npu", dtype=torch.bfloat16).cpu().numpy()
+
+
+def test_mixing_npu_and_cpu_tensors_fails_like_a_device(npu: ModuleType) -> None:
+    with pytest.raises(RuntimeError, match="same device, but found at least two devices"):
+        torch.ones(2, device="npu") + torch.ones(2)
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.zeros(2, device="npu").set_(torch.ones(3))  # would alias host memory
+    # A 0-dim CPU tensor is a scalar, allowed on devices; CPU index tensors are too.
+    assert (torch.ones(2, device="npu") * torch.tensor(3.0)).tolist() == [3.0, 3.0]
+    assert torch.arange(4.0, device="npu")[torch.tensor([1, 3])].tolist() == [1.0, 3.0]
+
+
+def test_in_place_ops_return_the_same_tensor(npu: ModuleType) -> None:
+    x = torch.zeros(3, device="npu")
+    assert x.add_(1) is x
+    assert x.tolist() == [1.0, 1.0, 1.0]
+    out = torch.empty(3, device="npu")
+    assert torch.mul(x, 2, out=out) is out and out.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_ops_that_change_shape_in_place_update_the_tensor(npu: ModuleType) -> None:
+    x = torch.zeros(3, device="npu")
+    x.unsqueeze_(0)
+    assert x.shape == (1, 3)
+    out = torch.empty(0, device="npu")
+    torch.add(torch.ones(4, device="npu"), 1, out=out)
+    assert out.shape == (4,) and out.tolist() == [2.0] * 4
+
+
+def test_data_assignment_swaps_the_storage(npu: ModuleType) -> None:
+    param = torch.nn.Parameter(torch.zeros(2, device="npu"))
+    param.data = torch.ones(3, device="npu")
+    assert param.shape == (3,) and param.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_deepcopy_gives_an_independent_npu_copy(npu: ModuleType) -> None:
+    model = torch.nn.Linear(2, 2).npu()
+    clone = copy.deepcopy(model)
+    assert clone.weight.device.type == "npu"
+    assert torch.equal(clone.weight.cpu(), model.weight.cpu())
+    with torch.no_grad():
+        clone.weight.add_(1.0)
+    assert not torch.equal(clone.weight.cpu(), model.weight.cpu())
+
+
+def test_ops_run_on_the_npu_are_observable(npu: ModuleType) -> None:
+    a = torch.ones(2, 2, device="npu")
+    with record_ops() as log:
+        (a @ a).sum()
+    assert "aten.mm.default" in log.names()
+    assert all(call.index == 0 for call in log)
