@@ -624,3 +624,47 @@ def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
         out.err(f"{shown}{cell}:{item.line}: unused suppression ({item.code})")
     for note in result.notes:
         out.err(f"{shown}: {note}")
+
+
+@main.command(
+    name="run",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "--emulate-npu",
+    is_flag=True,
+    required=True,
+    help="Run on the CPU-backed NPU emulator (required: this command runs your code).",
+)
+@click.option("--devices", type=click.IntRange(min=1), default=None, help="Emulated NPUs.")
+@click.option(
+    "--report", "report_dir", type=click.Path(path_type=Path), metavar="DIR",
+    help="Each process writes a JSON record of devices, dtypes and autocast regions to DIR.",
+)  # fmt: skip
+@click.argument("program", nargs=-1, required=True, type=click.UNPROCESSED)
+def run_command(
+    emulate_npu: bool, devices: int | None, report_dir: Path | None, program: tuple[str, ...]
+) -> None:
+    """Run SCRIPT [ARGS...] (or -m MODULE [ARGS...]) on an emulated Ascend host.
+
+    Unlike migrating, this runs your code, on purpose: `migrate run --emulate-npu --
+    train.py --steps 5`. Child processes (accelerate launch, torchrun) are emulated too.
+    """
+    import subprocess
+
+    command = [sys.executable, "-m", "migrator.emulate"]
+    if devices is not None:
+        command += ["--devices", str(devices)]
+    if report_dir is not None:
+        command += ["--report", str(report_dir)]
+    args = list(program[1:] if program[:1] == ("--",) else program)
+    sys.exit(subprocess.call([*command, *args]))
+
+
+for _command in registry.load().commands:
+    if isinstance(_command, click.Command):
+        main.add_command(_command)
+
+
+if __name__ == "__main__":
+    main()

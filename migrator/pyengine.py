@@ -25,7 +25,7 @@ import bisect
 import difflib
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -217,9 +217,10 @@ class _Run:
 
     def __init__(
         self, path: str, target: Target, options: RuleOptions, bindings: ModuleBindings,
-        suppressions: Suppressions,
+        suppressions: Suppressions, facts: Mapping[str, object] | None = None,
     ) -> None:  # fmt: skip
         self.path = path
+        self.facts = facts or {}
         self.target = target
         self.options = options
         self.bindings = bindings
@@ -243,6 +244,7 @@ class _Run:
                 suppressions=self.suppressions,
                 line_offset=line_offset,
                 line_map=line_map,
+                facts=self.facts.get(rule_class.code),
             )
             ctx.begin_pass(module)
             new_module = module.visit(rule_class(ctx))
@@ -329,13 +331,15 @@ def migrate_python(
         outcome.unused_suppressions = suppressions.unused(path)
         return outcome
     bindings = chain(inherited, module_bindings(tree))
-    run = _Run(path, target, options, bindings, suppressions)
+    # What a rule learns from the whole file's ast, the same for a region as for the module.
+    facts = {rule.code: rule.file_facts(tree) for rule in rules}
+    run = _Run(path, target, options, bindings, suppressions, facts)
     if full or any(rule.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
     else:
         new_text = _by_region(text, tree, rules, run)
         if run.imports:
-            run = _Run(path, target, options, bindings, suppressions)
+            run = _Run(path, target, options, bindings, suppressions, facts)
             suppressions.used.clear()
             new_text = _whole(text, rules, run)
     outcome.text = new_text

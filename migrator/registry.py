@@ -31,6 +31,8 @@ class Registry:
     rules: tuple[type[Rule], ...]
     profiles: tuple[Profile, ...]
     packages: dict[type[Rule], str]
+    # Extra `migrate` sub-commands a target package offers (e.g. `migrate smoke`).
+    commands: tuple[object, ...] = ()
 
     def by_code(self, code: str) -> type[Rule] | None:
         return next((rule for rule in self.rules if rule.code == code.upper()), None)
@@ -106,6 +108,7 @@ def validate(rules: Sequence[type[Rule]]) -> None:
 def load() -> Registry:
     packages: dict[type[Rule], str] = {}
     profiles: list[Profile] = [GENERIC]
+    commands: list[object] = []
     for package_name in [GENERIC_PACKAGE, *_target_packages()]:
         package = importlib.import_module(package_name)
         for module in _modules(package):
@@ -113,6 +116,7 @@ def load() -> Registry:
                 packages[rule] = package_name
         found = getattr(package, "PROFILES", ())
         profiles.extend(found)
+        commands.extend(getattr(package, "COMMANDS", ()))
     rules = tuple(sorted(packages, key=lambda rule: rule.code))
     validate(rules)
-    return Registry(rules, tuple(profiles), packages)
+    return Registry(rules, tuple(profiles), packages, tuple(commands))

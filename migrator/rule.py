@@ -9,6 +9,7 @@ before/after examples. Its docstring says why; `--explain` and the README print 
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import inspect
 import re
@@ -70,6 +71,8 @@ class RuleContext:
     line_offset: int = 0
     # Earlier passes may have inserted lines: line_map[i] is the original line of line i+1.
     line_map: Sequence[int] | None = None
+    # What the rule's `file_facts` found in the whole file (see Rule.file_facts).
+    facts: object = None
     changes: list[Change] = field(default_factory=list)
     warnings: list[MigrationWarning] = field(default_factory=list)
     suppressed: list[Suppression] = field(default_factory=list)
@@ -143,6 +146,12 @@ class Rule:
     @classmethod
     def may_act_on(cls, text: str) -> bool:
         return any(token in text for token in cls.tokens)
+
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> object:
+        """Facts about the whole file, read from its stdlib ast (cheap, and identical on both
+        engine paths, so a rule seeing one method still knows about its class)."""
+        return None
 
     @classmethod
     def always_for(cls, path: str, options: RuleOptions) -> bool:

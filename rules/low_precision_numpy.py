@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import enum
 from collections.abc import Callable, Iterable, Sequence
 
@@ -36,6 +37,41 @@ _CHAIN_METHODS = frozenset(
      "int", "long", "short", "char", "byte", "bool", "bfloat16", "cfloat"}
 )  # fmt: skip
 _MOVES = frozenset({"detach", "cpu"})
+# Words that show a method computes in low precision (read from the stdlib ast).
+_LOW_PRECISION_WORDS = frozenset({"autocast", "bfloat16", "float16", "half"})
+
+# Class name -> names of its methods that use low precision (autocast, bf16/fp16 dtypes).
+LowMethods = dict[str, frozenset[str]]
+
+
+def _mentions_low_precision_ast(node: ast.AST) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Attribute) and inner.attr in _LOW_PRECISION_WORDS:
+            return True
+        if isinstance(inner, ast.Name) and inner.id in _LOW_PRECISION_WORDS:
+            return True
+    return False
+
+
+def low_precision_methods(tree: ast.Module) -> LowMethods:
+    """For each class of the file, the methods whose own code uses low precision."""
+    found: LowMethods = {}
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.ClassDef):
+            methods = frozenset(
+                item.name
+                for item in node.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _mentions_low_precision_ast(item)
+            )
+            if methods:
+                found[node.name] = found.get(node.name, frozenset()) | methods
+            pending.extend(node.body)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.If, ast.Try)):
+            pending.extend(getattr(node, "body", []))
+    return found
 
 
 class Taint(enum.Enum):
@@ -102,8 +138,15 @@ class _Flow:
     bodies twice, so values carried around the loop are seen.
     """
 
-    def __init__(self, qualname: Callable[[cst.BaseExpression], str | None], device: str):
+    def __init__(
+        self,
+        qualname: Callable[[cst.BaseExpression], str | None],
+        device: str,
+        low_methods: frozenset[str] = frozenset(),
+    ):
         self.qualname = qualname
+        # Methods of the enclosing class that compute in low precision.
+        self.low_methods = low_methods
         self.autocasts = frozenset((*_AUTOCASTS, _DEVICE_AUTOCAST.format(device=device)))
         self.verdicts: dict[int, Verdict] = {}
         self.uses_low_precision = False
@@ -300,7 +343,7 @@ class _Flow:
         name = self.qualname(node.func)
         if name is not None and (name.startswith("numpy.") or name == "torch.from_numpy"):
             return Taint.CLEAN
-        if region:
+        if region or self._calls_low_method(node):
             return Taint.LOW
         inputs = [arg.value for arg in node.args]
         if isinstance(node.func, cst.Attribute):
@@ -312,6 +355,18 @@ class _Flow:
         if any(self._taint(value, state, region) is Taint.LOW for value in inputs):
             return Taint.LOW
         return None
+
+    def _calls_low_method(self, node: cst.Call) -> bool:
+        """`self(...)` or `self.m(...)` where the class's `forward`/`m` uses low precision."""
+        func = node.func
+        if isinstance(func, cst.Name) and func.value == "self":
+            return "forward" in self.low_methods or "__call__" in self.low_methods
+        return (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and func.attr.value in self.low_methods
+        )
 
     def _dtype_argument(self, node: cst.Call, method: str | None) -> cst.BaseExpression | None:
         """The dtype a call converts to or creates with, if it names one."""
@@ -447,7 +502,9 @@ class LowPrecisionNumpy(PythonRule):
     function, any region dtype), converted to `torch.bfloat16` (`.bfloat16()`,
     `.to(torch.bfloat16)`, `dtype=torch.bfloat16`, `dtype=x.dtype` of such an x), or
     computed from such a value (names, attributes, subscripts, arithmetic and calls
-    taking it propagate it through assignments; branches merge, loops run twice). Values
+    taking it propagate it through assignments; branches merge, loops run twice), or
+    returned by `self(...)` / `self.m(...)` where the class's `forward` / `m` itself uses
+    low precision (a model's `predict` calling its own autocast `forward`). Values
     known not to be bf16 stop it: numpy calls, `torch.from_numpy`, comparisons, casts to
     another dtype, indices (`argmax`, `item`, ...), `.shape`/`.device`/`.dtype`. A site
     changes only when the chain's root (`pred` in `pred.detach().cpu().numpy()`) can be
@@ -498,8 +555,13 @@ class LowPrecisionNumpy(PythonRule):
         ),
     )
 
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> LowMethods:
+        return low_precision_methods(tree)
+
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
+        self._classes: list[str] = []
         self._top_level: set[int] = set()
         self._top: cst.BaseStatement | None = None
         self._functions: list[cst.FunctionDef] = []
@@ -512,6 +574,15 @@ class LowPrecisionNumpy(PythonRule):
         if id(node) in self._top_level and isinstance(node, cst.BaseStatement):
             self._top = node
         return super().on_visit(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        self._classes.pop()
+        return updated_node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -530,7 +601,11 @@ class LowPrecisionNumpy(PythonRule):
             return updated_node
         verdicts = self._verdicts.get(id(unit))
         if verdicts is None:
-            verdicts = _Flow(self.qualname, self.target.device_type).run(unit)
+            facts = self.ctx.facts if isinstance(self.ctx.facts, dict) else {}
+            low_methods = (
+                facts.get(self._classes[-1], frozenset()) if self._classes else frozenset()
+            )
+            verdicts = _Flow(self.qualname, self.target.device_type, low_methods).run(unit)
             self._verdicts[id(unit)] = verdicts
         verdict = verdicts.get(id(original_node), Verdict.NONE)
         if verdict is Verdict.WARN:

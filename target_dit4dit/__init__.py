@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrator.profile import Profile
+from target_dit4dit.smoke.cli import smoke_command
 from target_dit4dit.steps import STEPS
 
 # Where upstream keeps the trainer and the framework module; the profile's rules target them.
@@ -33,3 +34,6 @@ PROFILES = (
         steps=STEPS,
     ),
 )
+
+# `migrate smoke PATH`: train a migrated checkout for a few steps (see smoke/cli.py).
+COMMANDS = (smoke_command,)

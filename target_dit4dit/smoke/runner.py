@@ -12,8 +12,8 @@ runs in its own session so that a timeout ends every rank, and is judged by
 ``target_dit4dit.smoke.checks``.
 
 Where it runs: on a host where ``torch_npu`` imports, on the real NPU; elsewhere under the NPU
-emulator when one is available (``emulate=True``), else on the plain CPU. A checkout that is
-migrated names the ``"npu"`` device, so only the first two can pass it.
+emulator (``emulate=True``, the default), else on the plain CPU. A checkout that is migrated
+names the ``"npu"`` device, so only the first two can pass it.
 """
 
 from __future__ import annotations
@@ -126,14 +126,15 @@ def prepare(
     )
 
 
-def emulator_env() -> dict[str, str] | None:
-    """Environment that makes child processes run on the emulated ``"npu"`` device.
+def emulated(env: Mapping[str, str], num_processes: int) -> dict[str, str]:
+    """`env` made to run every training process on the emulated ``"npu"`` device.
 
-    This is the one place the NPU emulator (``migrator.emulate``) plugs in. Until it exists
-    there is nothing to add, so runs asked to emulate fall back to the plain CPU and say so
-    in ``SmokeResult.device``.
+    This is the one place the NPU emulator (``migrator.emulate``) plugs in: one emulated NPU
+    per process, as a node would give accelerate.
     """
-    return None
+    from migrator.emulate import emulation_env
+
+    return emulation_env(env, devices=num_processes)
 
 
 def has_torch_npu(python: str) -> bool:
@@ -179,13 +180,9 @@ def child_env(
     )
     if device != "npu":
         threads = max(1, (os.cpu_count() or 1) // num_processes)
-        env.update(
-            {
-                "CUDA_VISIBLE_DEVICES": "",
-                "DS_ACCELERATOR": "cpu",
-                "OMP_NUM_THREADS": str(threads),
-            }
-        )
+        env.update({"CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": str(threads)})
+    if device == "cpu":
+        env["DS_ACCELERATOR"] = "cpu"
     env.update(extra or {})
     return env
 
@@ -266,14 +263,13 @@ def run_smoke(
         max_train_steps=max_train_steps,
     )
     device: Device = "cpu"
-    extra: dict[str, str] = {}
     if has_torch_npu(python):
         device = "npu"
     elif emulate:
-        emulated = emulator_env()
-        if emulated is not None:
-            device, extra = "emulated-npu", emulated
-    env = child_env(repo, files, device, num_processes, extra)
+        device = "emulated-npu"
+    env = child_env(repo, files, device, num_processes)
+    if device == "emulated-npu":
+        env = emulated(env, num_processes)
     command = launch_command(repo, files, num_processes, python, _free_port())
     start = time.monotonic()
     returncode, timed_out = _run(command, repo, env, files.log, timeout)

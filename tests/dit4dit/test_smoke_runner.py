@@ -9,7 +9,7 @@ from target_dit4dit.smoke.runner import (
     SmokeFiles,
     _run,
     child_env,
-    emulator_env,
+    emulated,
     launch_command,
 )
 
@@ -45,14 +45,25 @@ def test_real_npu_runs_keep_the_device_visible(tmp_path: Path) -> None:
     assert "DS_ACCELERATOR" not in env
 
 
-def test_emulator_variables_override_the_defaults(tmp_path: Path) -> None:
+def test_extra_variables_override_the_defaults(tmp_path: Path) -> None:
     extra = {"DS_ACCELERATOR": "npu", "EMU": "1"}
     env = child_env(Path("/repo"), _files(tmp_path), "emulated-npu", 1, extra, base={})
     assert (env["DS_ACCELERATOR"], env["EMU"]) == ("npu", "1")
 
 
-def test_no_emulator_yet() -> None:
-    assert emulator_env() is None
+def test_emulated_runs_keep_the_checkout_path_and_get_one_npu_per_process(
+    tmp_path: Path,
+) -> None:
+    from migrator.emulate import settings
+
+    base = child_env(Path("/repo"), _files(tmp_path), "emulated-npu", 2, base={"PYTHONPATH": "/x"})
+    assert "DS_ACCELERATOR" not in base, "DeepSpeed must pick its NPU accelerator"
+    env = emulated(base, 2)
+    paths = env["PYTHONPATH"].split(os.pathsep)
+    assert "/repo" in paths and "/x" in paths
+    assert paths.index("/repo") < paths.index("/x")
+    assert env[settings.ENV_ACTIVE] == "1"
+    assert env[settings.ENV_DEVICES] == "2"
 
 
 def test_launch_goes_through_accelerate_and_the_launch_module(tmp_path: Path) -> None:

@@ -10,13 +10,20 @@ import sys
 if importlib.util.find_spec("migrator") is None:
     sys.path.append(os.environ.get("NPU_MIGRATOR_EMULATE_HOME", ""))
 
-from migrator.emulate import stand_ins
-
-stand_ins.init_torch_npu(sys.modules[__name__])
 
 
 def _autoload() -> None:
-    """PyTorch's backend-autoload entry point: importing this module did the work."""
+    """PyTorch's backend-autoload entry point: importing this module does the work.
+
+    Defined before anything imports torch: when a script's first import is `torch_npu`
+    (as a migrated entry point's is), importing torch below runs the autoload, which finds
+    this half-imported module and must get a callable, or torch's import fails.
+    """
+
+
+from migrator.emulate import stand_ins  # noqa: E402
+
+stand_ins.init_torch_npu(sys.modules[__name__])
 
 
 def __getattr__(name: str) -> object:
