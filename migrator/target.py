@@ -50,6 +50,9 @@ class Target:
     env_prefix: tuple[str, str] | None = None
     tf32_flags: Mapping[str, str] = field(default_factory=dict)
     cluster_gpu_request: str = "gpu"
+    # The target's own replacements for CUDA-only tools, by topic; warnings name them in
+    # their suggestions (see `migrator.unsupported.fill`). A missing topic reads generically.
+    equivalents: Mapping[str, str] = field(default_factory=dict)
 
     def env_mapping(self, name: str) -> EnvMapping | None:
         """The mapping for a CUDA-side variable, or None if the name is not CUDA-specific."""
@@ -137,6 +140,21 @@ NPU = Target(
     tf32_flags={
         "torch.backends.cuda.matmul.allow_tf32": "torch.npu.matmul.allow_hf32",
         "torch.backends.cudnn.allow_tf32": "torch.npu.conv.allow_hf32",
+    },
+    equivalents={
+        "fused_attention": "torch_npu.npu_fusion_attention",
+        "graph_capture": "torch.npu.NPUGraph / torch.npu.graph / torch.npu.make_graphed_callables",
+        "graph_compiler": "torchair: torch.compile(m, backend=torchair.get_npu_backend())",
+        "profiler_markers": (
+            "torch_npu.npu.mstx.mark/range_start/range_end, read by the torch_npu profiler"
+        ),
+        "device_query": "npu-smi info",
+        "kernel_language": "Ascend C custom operators",
+        "cpp_extension": "torch_npu.utils.cpp_extension.NpuExtension or its load()",
+        "triton_port": "the separate triton-ascend package",
+        "apex_port": (
+            "Ascend's patched apex, Ascend/apex, which keeps apex.amp and fused optimizers"
+        ),
     },
 )
 
