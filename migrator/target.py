@@ -50,6 +50,12 @@ class Target:
     env_prefix: tuple[str, str] | None = None
     tf32_flags: Mapping[str, str] = field(default_factory=dict)
     cluster_gpu_request: str = "gpu"
+    # The target's own replacements for CUDA-only tools, by topic; warnings name them in
+    # their suggestions (see `migrator.unsupported.fill`). A missing topic reads generically.
+    equivalents: Mapping[str, str] = field(default_factory=dict)
+    # torch versions that have a matching runtime release (checked on the registry); a
+    # pinned torch outside this set gets a warning instead of a runtime pin. Empty: any.
+    runtime_torch_versions: frozenset[str] = frozenset()
 
     def env_mapping(self, name: str) -> EnvMapping | None:
         """The mapping for a CUDA-side variable, or None if the name is not CUDA-specific."""
@@ -81,6 +87,13 @@ _TORCH_NPU_DEVICE_APIS = frozenset(
         # Precision and amp
         "is_bf16_supported", "amp",
     }
+)  # fmt: skip
+
+# The torch versions torch-npu is released for (PyPI, checked 2026-10): torch-npu 2.7.1.postN
+# needs torch==2.7.1, and there is no torch-npu for torch 2.7.0.
+_TORCH_NPU_RELEASES = frozenset(
+    {"2.1.0", "2.3.1", "2.4.0", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.0", "2.9.1", "2.10.0",
+     "2.11.0", "2.12.0", "2.13.0", "2.14.0"}
 )  # fmt: skip
 
 NPU = Target(
@@ -138,6 +151,22 @@ NPU = Target(
         "torch.backends.cuda.matmul.allow_tf32": "torch.npu.matmul.allow_hf32",
         "torch.backends.cudnn.allow_tf32": "torch.npu.conv.allow_hf32",
     },
+    equivalents={
+        "fused_attention": "torch_npu.npu_fusion_attention",
+        "graph_capture": "torch.npu.NPUGraph / torch.npu.graph / torch.npu.make_graphed_callables",
+        "graph_compiler": "torchair: torch.compile(m, backend=torchair.get_npu_backend())",
+        "profiler_markers": (
+            "torch_npu.npu.mstx.mark/range_start/range_end, read by the torch_npu profiler"
+        ),
+        "device_query": "npu-smi info",
+        "kernel_language": "Ascend C custom operators",
+        "cpp_extension": "torch_npu.utils.cpp_extension.NpuExtension or its load()",
+        "triton_port": "the separate triton-ascend package",
+        "apex_port": (
+            "Ascend's patched apex, Ascend/apex, which keeps apex.amp and fused optimizers"
+        ),
+    },
+    runtime_torch_versions=_TORCH_NPU_RELEASES,
 )
 
 TARGETS: Mapping[str, Target] = MappingProxyType({NPU.name: NPU})

@@ -20,6 +20,18 @@ reports keep the file's own line numbers and later rules see settled code:
 | 800      | insert whole lines inside functions                                 |
 | 900      | insert module-level set-up (entry-point-setup)                      |
 
+Within NPU050-NPU099 one code names one CUDA-only construct (a package, an API family, a
+file type), so a project that knowingly keeps one can `--ignore` exactly that code. These
+rules build on `migrator.unsupported` and never edit; NPU056 (`.cu`/`.cuh` files) is the
+one text rule among them.
+
+Within NPU100-NPU149 codes are given in the order rules are added; a rule's `patterns` say
+which files it reads (shell and Slurm scripts, requirements and constraints files). Each
+rule keeps every byte it does not mean to change (line endings, comments, quoting). A
+rule that both rewrites and warns (NPU100, NPU102) rewrites only what maps one-to-one and
+warns about the rest; a rule that cannot know the right value (NPU101: a cluster's
+resource names) only warns.
+
 A rule's safety is "safe" when its edit keeps the program's meaning on the NPU, and
 "needs review" when a person should confirm it (an individual edit can also be flagged).
 """

@@ -1,6 +1,6 @@
 #!/bin/bash
 export PYTHONPATH=$(pwd)
-export CUDA_VISIBLE_DEVICES=0
+export ASCEND_RT_VISIBLE_DEVICES=0
 
 python examples/Real_G1/eval_files/eval_policy.py \
     --model_path /path/to/checkpoint/pytorch_model.pt \

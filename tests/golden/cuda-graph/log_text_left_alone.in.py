@@ -1,0 +1,6 @@
+import networkx as nx
+
+
+def build(edges):
+    print("cuda graphs disabled")
+    return nx.graph(edges)

@@ -1,0 +1,7 @@
+#!/bin/bash
+export ASCEND_RT_VISIBLE_DEVICES=0,1
+export HCCL_EXEC_TIMEOUT=10000
+export HCCL_CONNECT_TIMEOUT=360
+export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True
+ASCEND_RT_VISIBLE_DEVICES=${GPU_ID} python serve.py
+echo "$ASCEND_RT_VISIBLE_DEVICES"

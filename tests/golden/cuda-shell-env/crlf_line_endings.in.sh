@@ -1,0 +1,5 @@
+#!/bin/bash
+export CUDA_VISIBLE_DEVICES=0
+export NCCL_SOCKET_TIMEOUT_MS=360000
+CUDA_VISIBLE_DEVICES=1 \
+    python x.py

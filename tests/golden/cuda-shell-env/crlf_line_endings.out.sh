@@ -1,0 +1,5 @@
+#!/bin/bash
+export ASCEND_RT_VISIBLE_DEVICES=0
+export HCCL_CONNECT_TIMEOUT=360
+ASCEND_RT_VISIBLE_DEVICES=1 \
+    python x.py

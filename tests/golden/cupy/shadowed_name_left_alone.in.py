@@ -1,0 +1,5 @@
+import cupy
+
+
+def run(cupy, source):
+    return cupy.RawKernel(source, "scale")

@@ -1,0 +1,3 @@
+#!/bin/bash
+npu-smi info
+NUM=$(npu-smi info -l | grep -c "NPU ID")

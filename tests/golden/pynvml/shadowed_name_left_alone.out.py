@@ -1,0 +1,5 @@
+import pynvml
+
+
+def query(pynvml):
+    return pynvml.nvmlInit()

@@ -1,0 +1,3 @@
+from torch import compile as jit
+
+model = jit(model, dynamic=False)

@@ -1,0 +1,2 @@
+def build(torch, model):
+    return torch.compile(model)

@@ -1,0 +1,5 @@
+import torch
+
+
+def triton_free_add(x, y):
+    return torch.add(x, y)
