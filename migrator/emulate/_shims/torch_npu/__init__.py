@@ -11,7 +11,6 @@ if importlib.util.find_spec("migrator") is None:
     sys.path.append(os.environ.get("NPU_MIGRATOR_EMULATE_HOME", ""))
 
 
-
 def _autoload() -> None:
     """PyTorch's backend-autoload entry point: importing this module does the work.
 
