@@ -138,7 +138,12 @@ def _explain(code: str) -> int:
     click.echo(rule.explain())
     for example in rule.examples:
         click.echo("\nBefore:\n" + _indent(example.before))
-        after = "(unchanged)\n" if example.after is None else _indent(example.after)
+        if example.after is None:
+            after = "(unchanged)\n"
+        elif example.after == example.before:
+            after = "(unchanged; reported as a warning)\n"
+        else:
+            after = _indent(example.after)
         click.echo("After:\n" + after)
     return EXIT_OK
 
