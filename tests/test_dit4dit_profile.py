@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,18 @@ def test_second_run_changes_nothing(migrated: tuple[str, Migrated], tmp_path: Pa
     assert summary["edits"] == 0, _report_lines(again.report)
     assert summary["files_changed"] == 0 and summary["files_created"] == 0
     assert _tree(again.out) == _tree(run.out)
+
+    # The migrated tree, generated files included, raises no warning the source did not.
+    # (Line numbers move where the first run removed lines, so they are left out.)
+    def warnings(report: dict[str, Any]) -> set[str]:
+        return {
+            re.sub(r":\d+:\d+:", ":", line)
+            for line in _report_lines(report)
+            if " warning: " in line
+        }
+
+    first, second = warnings(run.report), warnings(again.report)
+    assert second <= first, sorted(second - first)
 
 
 def test_every_migrated_python_file_parses(migrated: tuple[str, Migrated]) -> None:
