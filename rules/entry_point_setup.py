@@ -12,6 +12,11 @@ from migrator.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.model import Safety
 from migrator.rule import Example, PythonRule, RuleContext, RuleOptions
 
+# Calls that do the training's work (not just build its parts): at module level, outside a
+# main block, they make a file a script that trains when it runs.
+_WORKING_CALLS = frozenset(
+    {"deepspeed.initialize", "torch.distributed.init_process_group", "torch.autograd.backward"}
+)
 _TRAINING_CALLS = frozenset(
     {
         "accelerate.Accelerator",
@@ -116,8 +121,13 @@ class EntryPointSetup(PythonRule):
     (a module path with "train" in it, e.g. `from pkg.train import main`). A main block
     that uses torch on a device (a "cuda"/device string, `.cuda()`, `torch.cuda.*`) but
     shows no training (an evaluation or serving script) is reported, not changed: name it
-    with `--entry` to set it up. A named entry without a main block gets the patcher
-    applied at the top, right after the imports (its top-level code is the work);
+    with `--entry` to set it up. A file without a main block is an entry when its
+    module-level code (outside any function or class) does the training's work: calls
+    `.backward()`, `<optimizer>.step()`, `init_process_group` or `deepspeed.initialize`
+    (building an optimizer or an Accelerator at import is not enough): a script whose
+    training loop runs at import, as nanoGPT's `train.py`. Such a script, like a named entry
+    without a main block, gets the patcher applied at the top, right after the imports
+    (its top-level code is the work);
     the engine only offers it to this rule if it contains one of the tokens
     ("__main__", "def main(", ".backward(", "Accelerator(", "Trainer(",
     "init_process_group", "deepspeed.initialize"); one with none of them is left alone
@@ -215,6 +225,8 @@ class EntryPointSetup(PythonRule):
         self._main: cst.If | None = None
         self._in_main = False
         self._trains: list[str] = []
+        # Training signals in module-level code (outside any def/class): a script.
+        self._top_level_trains: list[str] = []
         self._uses_device = False
         self._set_up = False
 
@@ -270,6 +282,13 @@ class EntryPointSetup(PythonRule):
             signal = f"the main block calls {name}"
         if signal is not None:
             self._trains.append(signal)
+            working = (
+                method == "backward"
+                or name in _WORKING_CALLS
+                or (method == "step" and signal.endswith(".step()"))
+            )
+            if working and not self._scopes and not self._in_main:
+                self._top_level_trains.append(signal.replace("the module", "its top-level code"))
         devices = (self.target.source_device_type, self.target.device_type)
         if method in devices or (
             name is not None and any(name.startswith(f"torch.{d}") for d in devices)
@@ -294,7 +313,10 @@ class EntryPointSetup(PythonRule):
                 return updated_node
             reason = "named with --entry"
         elif self._main is None:
-            return updated_node
+            if not self._top_level_trains:
+                return updated_node
+            # A script that trains at import (no main block), as nanoGPT's train.py does.
+            reason = f"a script: {self._top_level_trains[0]}"
         elif not self._trains:
             self._report_device_script()
             return updated_node
