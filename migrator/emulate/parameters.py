@@ -38,14 +38,74 @@ def _weak_references_allowed() -> Iterator[None]:
         module.weakref = weakref
 
 
+_IMPL_ATTRIBUTES = ("_inner", "_npu_index")
+
+
+def _python_attributes(tensor: torch.Tensor) -> dict[str, Any]:
+    return {k: v for k, v in tensor.__dict__.items() if k not in _IMPL_ATTRIBUTES}
+
+
 def swap_tensors(t1: torch.Tensor, t2: torch.Tensor) -> None:
     original = _ORIGINAL[0]
     if isinstance(t1, NpuTensor) or isinstance(t2, NpuTensor):
+        # Standing in for `t1.data = t2` (a device move), the swap must leave t1 its own
+        # Python attributes: DeepSpeed keeps ds_id, ds_shape, ... on parameters, and a
+        # move on CUDA never drops them.
+        kept = _python_attributes(t1)
         with _weak_references_allowed():
-            return original(t1, t2)
+            original(t1, t2)
+        t1.__dict__.update(kept)
+        return None
     return original(t1, t2)
 
 
 def install() -> None:
     _ORIGINAL.append(torch.utils.swap_tensors)
     torch.utils.swap_tensors = swap_tensors
+    install_data_setter()
+
+
+# `tensor.data = other` across devices --------------------------------------------------
+#
+# On CUDA `param.data = param.data.to("cuda")` moves a CPU parameter in place; DeepSpeed's
+# ZeRO-3 does exactly that for every parameter it partitions. An npu tensor is a different
+# kind of tensor than a CPU one, so PyTorch's `set_data` refuses the pair. The emulator's
+# `.data` setter keeps that case working the way `module.to("npu")` does: it swaps the
+# object's contents with a tensor of the new kind (identity, `requires_grad` and the Python
+# attributes DeepSpeed keeps on parameters stay), and leaves every compatible assignment to
+# PyTorch itself.
+
+_DATA = torch._C.TensorBase.data  # type: ignore[attr-defined]
+
+
+def _is_npu(tensor: torch.Tensor) -> bool:
+    return isinstance(tensor, NpuTensor)
+
+
+def _get_data(self: torch.Tensor) -> torch.Tensor:
+    result: torch.Tensor = _DATA.__get__(self)
+    return result
+
+
+def _set_data(self: torch.Tensor, value: torch.Tensor) -> None:
+    if not isinstance(value, torch.Tensor) or _is_npu(self) == _is_npu(value):
+        _DATA.__set__(self, value)
+        return
+    move_data(self, value)
+
+
+def move_data(self: torch.Tensor, value: torch.Tensor) -> None:
+    """`self.data = value` where one is an npu tensor and the other is not."""
+    attributes = _python_attributes(self)
+    replacement: torch.Tensor
+    if isinstance(self, torch.nn.Parameter):
+        replacement = torch.nn.Parameter(value.detach(), requires_grad=self.requires_grad)
+    else:
+        replacement = value.detach().requires_grad_(self.requires_grad)
+    swap_tensors(self, replacement)
+    self.__dict__.update(attributes)
+
+
+def install_data_setter() -> None:
+    """Make `tensor.data = other` work between CPU and npu tensors (see above)."""
+    torch.Tensor.data = property(_get_data, _set_data)  # type: ignore[method-assign,assignment]

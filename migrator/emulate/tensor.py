@@ -134,10 +134,11 @@ class NpuTensor(torch.Tensor):
     @data.setter
     def data(self, value: torch.Tensor) -> None:
         if not isinstance(value, NpuTensor):
-            not_emulated(
-                "assigning a non-npu tensor to the .data of an npu tensor",
-                "move it with .to('npu') first",
-            )
+            # Back to the host (ZeRO offload, `param.data = param.data.cpu()`).
+            from migrator.emulate.parameters import move_data
+
+            move_data(self, value)
+            return
         _torch.TENSOR_DATA.__set__(self, value)
         self._inner = value._inner
         self._npu_index = value._npu_index

@@ -86,7 +86,8 @@ def smoke_command(
         except (FileNotFoundError, ImportError) as error:
             click.echo(f"error: {error}", err=True)
             sys.exit(2)
-        click.echo(result.log_tail)
+        # The trainer logs through rich at 1000 columns: drop the padding for the terminal.
+        click.echo("\n".join(" ".join(line.split()) for line in result.log_tail.splitlines()))
         for check in result.checks:
             mark = "ok  " if check.passed else "FAIL"
             click.echo(f"{mark} {check.name}: {check.detail}")

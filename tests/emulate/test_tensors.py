@@ -139,3 +139,28 @@ def test_ops_run_on_the_npu_are_observable(npu: ModuleType) -> None:
         (a @ a).sum()
     assert "aten.mm.default" in log.names()
     assert all(call.index == 0 for call in log)
+
+
+def test_data_assignment_moves_a_parameter_in_place_across_devices(npu: ModuleType) -> None:
+    """`param.data = param.data.to("npu")` (DeepSpeed ZeRO-3's move) keeps the object,
+    requires_grad and the Python attributes DeepSpeed stores on it, both ways."""
+    param = torch.nn.Parameter(torch.arange(3.0))
+    param.ds_id = 7  # type: ignore[attr-defined]
+    same = param
+    param.data = param.data.to("npu")
+    assert param is same and param.is_npu and param.requires_grad
+    assert isinstance(param, torch.nn.Parameter)
+    assert param.ds_id == 7  # type: ignore[attr-defined]
+    assert param.tolist() == [0.0, 1.0, 2.0]
+    param.data = param.data.cpu()
+    assert param is same and not param.is_npu and param.ds_id == 7  # type: ignore[attr-defined]
+    plain = torch.zeros(2)
+    plain.data = torch.ones(2)
+    assert plain.tolist() == [1.0, 1.0], "same-device assignments are PyTorch's own"
+
+
+def test_module_to_npu_keeps_attributes_on_parameters(npu: ModuleType) -> None:
+    layer = torch.nn.Linear(2, 2)
+    layer.weight.ds_id = 3  # type: ignore[attr-defined]
+    layer.to("npu")
+    assert layer.weight.is_npu and layer.weight.ds_id == 3  # type: ignore[attr-defined]
