@@ -21,6 +21,7 @@ from typing import Any
 import torch
 import torch.utils
 
+from migrator.emulate import _torch
 from migrator.emulate.tensor import NpuTensor
 
 _ORIGINAL: list[Callable[[torch.Tensor, torch.Tensor], None]] = []
@@ -75,21 +76,19 @@ def install() -> None:
 # attributes DeepSpeed keeps on parameters stay), and leaves every compatible assignment to
 # PyTorch itself.
 
-_DATA = torch._C.TensorBase.data  # type: ignore[attr-defined]
-
 
 def _is_npu(tensor: torch.Tensor) -> bool:
     return isinstance(tensor, NpuTensor)
 
 
 def _get_data(self: torch.Tensor) -> torch.Tensor:
-    result: torch.Tensor = _DATA.__get__(self)
+    result: torch.Tensor = _torch.TENSOR_DATA.__get__(self)
     return result
 
 
 def _set_data(self: torch.Tensor, value: torch.Tensor) -> None:
     if not isinstance(value, torch.Tensor) or _is_npu(self) == _is_npu(value):
-        _DATA.__set__(self, value)
+        _torch.TENSOR_DATA.__set__(self, value)
         return
     move_data(self, value)
 
@@ -108,4 +107,4 @@ def move_data(self: torch.Tensor, value: torch.Tensor) -> None:
 
 def install_data_setter() -> None:
     """Make `tensor.data = other` work between CPU and npu tensors (see above)."""
-    torch.Tensor.data = property(_get_data, _set_data)  # type: ignore[method-assign,assignment]
+    torch.Tensor.data = property(_get_data, _set_data)  # type: ignore[assignment]
