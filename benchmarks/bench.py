@@ -60,7 +60,8 @@ def time_ast(files: list[Path]) -> tuple[float, int]:
 
 def time_migrate(root: Path, jobs: int, extra: list[str]) -> tuple[float, int, int]:
     migrate = shutil.which("migrate", path=os.path.dirname(sys.executable))
-    command = [migrate or "migrate", str(root), "--dry-run", "--jobs", str(jobs), *extra]
+    # --no-cache: every run does the whole work (the cache would skip unchanged files).
+    command = [migrate or "migrate", str(root), "--dry-run", "--no-cache", "--jobs", str(jobs), *extra]
     done = subprocess.run(
         [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
     )

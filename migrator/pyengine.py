@@ -34,7 +34,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
-from migrator.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
+from migrator.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
 from migrator.sources import SourceError, split_lines
 from migrator.suppressions import MARKER, Suppressions, python_suppressions
 from migrator.target import Target
@@ -57,6 +57,8 @@ class Region:
     first: int
     last: int
     owner: str | None = None
+    # The stdlib-ast statements the region holds (for the rules' cheap ast checks).
+    statements: tuple[ast.stmt, ...] = ()
 
 
 def parse_ast(text: str) -> ast.Module:
@@ -149,7 +151,7 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
             if methods is not None:
                 regions.extend(methods)
                 continue
-        regions.append(Region(first, last))
+        regions.append(Region(first, last, statements=tuple(members)))
     return regions
 
 
@@ -171,30 +173,47 @@ def _class_regions(
             continue
         if len(members) > 1 or not isinstance(members[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        regions.append(Region(first, last, node.name))
+        regions.append(Region(first, last, node.name, tuple(members)))
     return regions
 
 
 def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
-    """Local names bound to an import that holds one of the rule's tokens.
+    """Regexes for what a rule's tokens look like through this file's import aliases.
 
-    `from torch import autocast as ac` makes `ac` a token of a rule whose token is
-    "autocast", so `with ac("cuda"):` is found although the line never says "autocast".
+    `from torch import autocast as ac` makes `ac` (a whole word) a token of a rule whose
+    token is "autocast", so `with ac("cuda"):` is found although the line never says
+    "autocast". A dotted token follows an alias of its head: with `import torch as th`,
+    the token "torch.cuda" also matches `th.cuda`.
     """
-    return tuple(
-        sorted(
-            name
-            for name, values in bindings.names.items()
-            if any(value and any(token in value for token in rule.tokens) for value in values)
-        )
+    parts: set[str] = set()
+    for name, values in bindings.names.items():
+        for value in values:
+            if not value:
+                continue
+            if any(token in value for token in rule.tokens):
+                parts.add(rf"\b{re.escape(name)}\b")
+            for token in rule.tokens:
+                head, dot, rest = token.partition(".")
+                while dot:
+                    if value == head:
+                        parts.add(rf"\b{re.escape(name)}\.{re.escape(rest)}")
+                    step, dot, rest = rest.partition(".")
+                    head = f"{head}.{step}"
+    return tuple(sorted(parts))
+
+
+def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
+    """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
+    return (
+        *(re.escape(token) for token in rule.tokens),
+        *(pattern.regex for pattern in rule.token_patterns),
+        *alias_tokens(rule, bindings),
     )
 
 
-def token_pattern(tokens: Sequence[str], aliases: Sequence[str]) -> re.Pattern[str]:
-    parts = [re.escape(token) for token in sorted(set(tokens))]
-    if aliases:
-        parts.append(r"\b(?:" + "|".join(re.escape(a) for a in sorted(set(aliases))) + r")\b")
-    return re.compile("|".join(parts))
+def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
+    unique = sorted(set(parts))
+    return re.compile("|".join(unique) if unique else r"(?!)")
 
 
 def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
@@ -231,10 +250,15 @@ class _Run:
         self.imports: list[ImportRequest] = []
 
     def transform(
-        self, module: cst.Module, rules: Sequence[type[PythonRule]], line_offset: int
+        self,
+        module: cst.Module,
+        rules: Sequence[type[PythonRule]],
+        line_offset: int,
+        walrus: bool = True,
     ) -> cst.Module:
         line_map: list[int] | None = None
         code: str | None = None
+        shared = PassCache(walrus)
         for rule_class in rules:
             ctx = RuleContext(
                 path=self.path,
@@ -245,6 +269,7 @@ class _Run:
                 line_offset=line_offset,
                 line_map=line_map,
                 facts=self.facts.get(rule_class.code),
+                shared=shared,
             )
             ctx.begin_pass(module)
             new_module = module.visit(rule_class(ctx))
@@ -255,7 +280,9 @@ class _Run:
                 if new_code.count("\n") != code.count("\n"):
                     line_map = remap_lines(code, new_code, line_map)
                 code = new_code
-            module = new_module
+                module = new_module
+            # A pass that reported no edit made none (rules edit only through edit() and
+            # record()): the next rule gets the same tree, and its cached positions.
             self.changes.extend(ctx.changes)
             self.warnings.extend(ctx.warnings)
             self.suppressed.extend(ctx.suppressed)
@@ -355,7 +382,7 @@ def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, tex
     if not inherited.names:
         return False
     aliases = alias_tokens(rule, inherited)
-    return bool(aliases) and token_pattern((), aliases).search(text) is not None
+    return bool(aliases) and compile_parts(aliases).search(text) is not None
 
 
 def _untouched(text: str, path: str) -> PythonOutcome:
@@ -372,7 +399,7 @@ def _untouched(text: str, path: str) -> PythonOutcome:
 
 def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
     module = parse_cst(text)
-    module = run.transform(module, rules, 0)
+    module = run.transform(module, rules, 0, ":=" in text)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
@@ -380,24 +407,34 @@ def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
 
 def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
     lines = split_lines(text)
-    patterns = {
-        rule: token_pattern(rule.tokens, alias_tokens(rule, run.bindings)) for rule in rules
-    }
-    every = token_pattern(
-        [t for rule in rules for t in rule.tokens],
-        [a for rule in rules for a in alias_tokens(rule, run.bindings)],
-    )
+    parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
+    patterns = {rule: compile_parts(found) for rule, found in parts.items()}
+    every = compile_parts([part for found in parts.values() for part in found])
     regions = find_regions(tree, hot_lines(text, lines, every), lines)
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        active = [rule for rule in rules if patterns[rule].search(body)]
+        active = [
+            rule
+            for rule in rules
+            if patterns[rule].search(body)
+            and (
+                not region.statements
+                or any(rule.may_act_on_ast(node, run.target) for node in region.statements)
+            )
+        ]
         if not active:
             continue
         header = f"class {region.owner}:\n" if region.owner else ""
         offset = region.first - 1 - (1 if header else 0)
         module = parse_cst(header + body, offset)
-        new_code = run.transform(module, active, offset).code
+        edits_before = len(run.changes)
+        transformed = run.transform(module, active, offset, ":=" in body)
+        if len(run.changes) == edits_before:
+            # Rules edit only through edit()/record(), which report: no report, no edit,
+            # so the region's text stands and generating its code again is skipped.
+            continue
+        new_code = transformed.code
         if not new_code.startswith(header):
             raise SourceError("a rule rewrote a method's class line", region.first)
         new_body = new_code[len(header) :]

@@ -98,8 +98,8 @@ def validate(rules: Sequence[type[Rule]]) -> None:
             )
         if rule.name in seen_names:
             raise RegistryError(f"{where}: name {rule.name} is also used")
-        if not rule.tokens:
-            raise RegistryError(f"{where}: declares no tokens")
+        if not rule.tokens and not rule.token_patterns:
+            raise RegistryError(f"{where}: declares no tokens or token patterns")
         seen_codes[rule.code] = rule
         seen_names[rule.name] = rule
 

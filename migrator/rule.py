@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import inspect
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -59,6 +60,33 @@ class ImportRequest:
     remove: bool = False
 
 
+class PassCache:
+    """What the passes over one tree can share while the tree stays the same object."""
+
+    def __init__(self, walrus: bool = True) -> None:
+        # False when the code has no `:=`: scopes are then read off statements alone.
+        self.walrus = walrus
+        self._module: cst.Module | None = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
+        # id(node) -> (node, names): the node is kept so its id cannot be reused.
+        self.scopes: dict[int, tuple[cst.CSTNode, dict[str, Binding]]] = {}
+
+    def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+        if self._module is not module or self._positions is None:
+            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+            self._module, self._positions = module, wrapper.resolve(PositionProvider)
+        return self._positions
+
+    def bindings(
+        self, node: cst.CSTNode, compute: Callable[[], dict[str, Binding]]
+    ) -> dict[str, Binding]:
+        found = self.scopes.get(id(node))
+        if found is None or found[0] is not node:
+            found = (node, compute())
+            self.scopes[id(node)] = found
+        return found[1]
+
+
 @dataclass
 class RuleContext:
     """Per-file state a rule reports into. Line numbers it records are the file's own."""
@@ -81,9 +109,12 @@ class RuleContext:
     spans: list[tuple[int, int]] | None = None
     _module: cst.Module | None = None
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
+    # so positions and scope bindings worked out once serve the next rule too.
+    shared: PassCache = field(default_factory=lambda: PassCache())
 
     def begin_pass(self, module: cst.Module) -> None:
-        """Positions are looked up lazily, once per pass, only if the rule reports."""
+        """Positions are looked up lazily, once per tree, only if a rule reports."""
         self._module = module
         self._positions = None
 
@@ -91,8 +122,7 @@ class RuleContext:
         """(first line, 1-based column, last line) of a node of the current pass."""
         if self._positions is None:
             assert self._module is not None, "begin_pass() was not called"
-            wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
+            self._positions = self.shared.positions(self._module)
         where = self._positions[node]
         return (
             self._original_line(where.start.line),
@@ -113,6 +143,43 @@ class RuleContext:
         return True
 
 
+@dataclass(frozen=True)
+class TokenPattern:
+    """A regex for a construct a plain token cannot pin down (`.cpu()\n.numpy()`), with a
+    literal it cannot match without: the literal is checked first with `in`, which is far
+    cheaper than searching a whole file with a regex."""
+
+    literal: str
+    regex: str
+
+
+@functools.cache
+def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((pattern.literal, re.compile(pattern.regex)) for pattern in patterns)
+
+
+@functools.cache
+def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """A dotted token's last name imported from its module (`from torch import compile as
+    jit` for "torch.compile"): the file's text never spells the token, its aliases do.
+    Each entry is (the imported name, a pattern for the module's from-import statements)."""
+    found = []
+    for token in tokens:
+        module, dot, name = token.rpartition(".")
+        if dot and module and name.isidentifier():
+            # A literal first: the regex engine then scans for "from" at C speed.
+            statement = rf"from\s+{re.escape(module)}\s+import\s*(?:\([^)]*\)|[^\n]*)"
+            found.append((name, re.compile(statement)))
+    return tuple(found)
+
+
+def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
+    if name not in text:
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(match.group(0)) for match in statements.finditer(text))
+
+
 class Rule:
     """Metadata every rule declares; see the module docstring."""
 
@@ -121,6 +188,9 @@ class Rule:
     summary: ClassVar[str]
     safety: ClassVar[Safety] = Safety.SAFE
     tokens: ClassVar[tuple[str, ...]]
+    # Regexes for constructs a plain token cannot pin down (`.cpu()\n.numpy()`); a rule
+    # declares tokens, patterns or both, and acts only where one of them matches.
+    token_patterns: ClassVar[tuple[TokenPattern, ...]] = ()
     examples: ClassVar[tuple[Example, ...]] = ()
     # Glob patterns (on the path relative to the project root) a rule is limited to.
     paths: ClassVar[tuple[str, ...]] = ()
@@ -145,7 +215,21 @@ class Rule:
 
     @classmethod
     def may_act_on(cls, text: str) -> bool:
-        return any(token in text for token in cls.tokens)
+        if any(token in text for token in cls.tokens):
+            return True
+        for guard, pattern in _compiled(cls.token_patterns):
+            if guard in text and pattern.search(text):
+                return True
+        return any(
+            _imports_name(text, name, statements) for name, statements in _from_imports(cls.tokens)
+        )
+
+    @classmethod
+    def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
+        """A cheap necessary condition, on a statement's stdlib ast, for the rule to act in
+        it (the fast path skips the statement when False). It must never be False where
+        the rule would act: the fast and full paths are tested against each other."""
+        return True
 
     @classmethod
     def file_facts(cls, tree: ast.Module) -> object:
@@ -184,18 +268,73 @@ class _Scope:
         return self._names
 
 
-def _function_bindings(node: cst.FunctionDef) -> dict[str, Binding]:
+def _walk_statements(
+    statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+    collector: _LocalBindings,
+    walrus: bool,
+) -> None:
+    """Feed a scope's binding statements to `collector` without visiting expressions.
+
+    Only statements bind names (targets are read off them directly), except `:=`, so
+    expression subtrees are entered only when the code has a walrus at all.
+    """
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            _walk_statements(statement.body, collector, walrus)
+            continue
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            collector._bind(statement.name.value, None)
+            continue
+        if walrus:
+            statement.visit(collector)
+            continue
+        visit = getattr(collector, f"visit_{type(statement).__name__}", None)
+        if visit is not None:
+            visit(statement)
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                collector.visit_WithItem(item)
+        elif isinstance(statement, cst.Try):
+            for handler in statement.handlers:
+                collector.visit_ExceptHandler(handler)
+        elif isinstance(statement, cst.TryStar):
+            for star_handler in statement.handlers:
+                if star_handler.name is not None:
+                    collector._bind_target(star_handler.name.name)
+        for block in _blocks(statement):
+            _walk_statements(block, collector, walrus)
+
+
+def _blocks(statement: cst.CSTNode) -> list[Sequence[cst.BaseStatement | cst.BaseSmallStatement]]:
+    """The statement lists nested in a compound statement (not in nested defs/classes)."""
+    found: list[Sequence[cst.BaseStatement | cst.BaseSmallStatement]] = []
+    for attribute in ("body", "orelse", "finalbody"):
+        part = getattr(statement, attribute, None)
+        if isinstance(part, cst.If):  # an `elif`: its own body and what follows it
+            found.extend(_blocks(part))
+        elif isinstance(part, (cst.Else, cst.Finally)):
+            found.append(part.body.body)
+        elif isinstance(part, cst.BaseSuite):
+            found.append(part.body)
+    for handler in getattr(statement, "handlers", ()):
+        found.append(handler.body.body)
+    for case in getattr(statement, "cases", ()):
+        found.append(case.body.body)
+    return found
+
+
+def _function_bindings(node: cst.FunctionDef, walrus: bool = True) -> dict[str, Binding]:
     collector = _LocalBindings()
-    node.body.visit(collector)
+    _walk_statements(node.body.body, collector, walrus)
     names = collector.collect()
     for param in _parameter_names(node.params):
         names[param] = None
     return names
 
 
-def _class_bindings(node: cst.ClassDef) -> dict[str, Binding]:
+def _class_bindings(node: cst.ClassDef, walrus: bool = True) -> dict[str, Binding]:
     collector = _LocalBindings()
-    node.body.visit(collector)
+    _walk_statements(node.body.body, collector, walrus)
     return collector.collect()
 
 
@@ -354,10 +493,21 @@ class PythonRule(Rule, cst.CSTTransformer):
         if kind is cst.FunctionDef:
             function = cast(cst.FunctionDef, node)
             # Decorators and defaults run outside the function: its scope opens at the body.
-            self._pending[id(function.body)] = _Scope(partial(_function_bindings, function))
+            walrus = self.ctx.shared.walrus
+            self._pending[id(function.body)] = _Scope(
+                partial(
+                    self.ctx.shared.bindings,
+                    function,
+                    partial(_function_bindings, function, walrus),
+                )
+            )
         elif kind is cst.ClassDef:
             klass = cast(cst.ClassDef, node)
-            self._pending[id(klass.body)] = _Scope(partial(_class_bindings, klass), True)
+            walrus = self.ctx.shared.walrus
+            self._pending[id(klass.body)] = _Scope(
+                partial(self.ctx.shared.bindings, klass, partial(_class_bindings, klass, walrus)),
+                True,
+            )
         elif kind is cst.Lambda:
             params = cast(cst.Lambda, node).params
             self._pending[id(cast(cst.Lambda, node).body)] = _Scope(

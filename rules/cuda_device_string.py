@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 import libcst as cst
@@ -15,8 +16,9 @@ from migrator.cst_helpers import (
     retarget_device,
     string_value,
 )
-from migrator.rule import Example
+from migrator.rule import Example, TokenPattern
 from migrator.string_positions import StringPositionRule
+from migrator.target import Target
 
 # Callees whose positional argument at this index is a device.
 _DEVICE_ARGUMENT = {
@@ -83,7 +85,23 @@ class CudaDeviceString(StringPositionRule):
     summary = (
         'Device strings "cuda", "cuda:N", f"cuda:{i}" in device positions to the target device.'
     )
-    tokens = ("cuda",)
+    # Every device string it rewrites is a quoted literal starting with "cuda", on a line
+    # of code: doctest lines (`>>> pipe.to("cuda")` in docstrings) are not candidates.
+    tokens = ()
+    token_patterns = (TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),)
+
+    @classmethod
+    def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
+        # Every literal it rewrites starts with the source device ("cuda", "cuda:0",
+        # f"cuda:{i}"); docstrings and log text that merely mention it do not.
+        source = target.source_device_type
+        return any(
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith(source)
+            for node in ast.walk(statement)
+        )
+
     kind = "device"
     examples = (
         Example(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
 
 
 class CudaMethod(PythonRule):
@@ -32,7 +32,12 @@ class CudaMethod(PythonRule):
     code = "NPU011"
     name = "cuda-method"
     summary = "`.cuda()` calls on tensors and modules to `.npu()`."
-    tokens = ("cuda",)
+    tokens = ()
+    # `.cuda(` calls, and `def cuda(` (a class's own override is reported).
+    token_patterns = (
+        TokenPattern(".cuda", r"\.cuda\s*\("),
+        TokenPattern("cuda", r"\bdef\s+cuda\b"),
+    )
     examples = (
         Example(
             "x = x.cuda(non_blocking=True)\nmodel.cuda(local_rank)\n",

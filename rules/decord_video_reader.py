@@ -50,7 +50,8 @@ class DecordVideoReader(PythonRule):
     code = "NPU005"
     name = "decord-video-reader"
     summary = "decord VideoReader/VideoLoader decode on the CPU: explicit ctx=cpu(0), no gpu(i)."
-    tokens = ("VideoReader", "VideoLoader", "gpu")
+    # `decord.gpu` follows its aliases (`from decord import gpu as g`) like any dotted token.
+    tokens = ("VideoReader", "VideoLoader", "decord.gpu")
     examples = (
         Example(
             "import decord\nvr = decord.VideoReader(path)\n",

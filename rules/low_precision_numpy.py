@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 import libcst as cst
 
 from migrator.cst_helpers import dotted_name, find_arg
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
 
 _AUTOCASTS = ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast")
 _DEVICE_AUTOCAST = "torch.{device}.amp.autocast"
@@ -534,7 +534,9 @@ class LowPrecisionNumpy(PythonRule):
     code = "NPU003"
     name = "low-precision-numpy"
     summary = "Insert .float() before .cpu().numpy() where the tensor can be bfloat16."
-    tokens = ("numpy(",)
+    tokens = ()
+    # The call right before `.numpy()` is `.cpu()` or `.detach()` (possibly across lines).
+    token_patterns = (TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),)
     examples = (
         Example(
             "import torch\ndef predict(head, h):\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.cst_helpers import find_arg, has_star_kwargs, string_value
-from migrator.rule import Example
+from migrator.rule import Example, TokenPattern
 from migrator.unsupported import UnsupportedConstruct, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
@@ -43,7 +43,9 @@ class TorchCompileBackend(UnsupportedConstruct):
     summary = (
         "Report torch.compile with the default Inductor or a CUDA-only backend (torchair instead)."
     )
-    tokens = ("compile",)
+    # torch.compile through any alias; `re.compile` is not a candidate.
+    tokens = ("torch.compile",)
+    token_patterns = (TokenPattern(".compile", r"(?<!\bre)\.compile\b"),)
     uses = ("torch.compile",)
     message = "Inductor, the default backend, generates Triton kernels for CUDA GPUs"
     suggestion = (

@@ -6,7 +6,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from migrator.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -71,7 +71,11 @@ class TorchCudaApi(PythonRule):
     code = "NPU012"
     name = "torch-cuda-api"
     summary = "`torch.cuda.<api>` calls, references and imports to the target's device module."
-    tokens = ("cuda",)
+    # `torch.cuda` (aliases of torch and of torch.cuda follow) and any other `.cuda`
+    # attribute that is not a call (a device table is reported only when its "cuda" entry
+    # uses one).
+    tokens = ("torch.cuda",)
+    token_patterns = (TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
     examples = (
         Example(
             "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",

@@ -30,7 +30,7 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
     assert rule.__name__.lower() == module.replace("_", ""), "class and module must match"
     assert rule.summary and len(rule.summary) <= 100 and "\n" not in rule.summary
     assert "Why" in rule.explain(), "the docstring must say why the rule is needed"
-    assert rule.tokens
+    assert rule.tokens or rule.token_patterns
     assert any(ex.after is not None for ex in rule.examples), "needs an example it acts on"
     assert any(ex.after is None for ex in rule.examples), "needs an example it leaves alone"
     assert issubclass(rule, (PythonRule, TextRule))
