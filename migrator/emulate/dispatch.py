@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch._ops import OpOverload
 
-from migrator.emulate import devices, rng, trace
+from migrator.emulate import devices, distributed, rng, trace
 from migrator.emulate.tensor import NpuTensor, refresh, wrap
 
 aten = torch.ops.aten
@@ -52,6 +52,7 @@ class _Plan:
     takes_generator: bool
     mixed_devices_ok: bool
     implicit_rng: bool
+    collective: bool
 
 
 @functools.cache
@@ -66,6 +67,7 @@ def _plan(func: OpOverload) -> _Plan:
         takes_generator=any(a.name == "generator" for a in arguments),
         mixed_devices_ok=func in _MIXED_DEVICE_OPS,
         implicit_rng=func in _IMPLICIT_RNG_OPS,
+        collective=distributed.is_collective(func._schema.name),
     )
 
 
@@ -148,6 +150,8 @@ def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             result = func(*cpu_args, **cpu_kwargs)
     else:
         result = func(*cpu_args, **cpu_kwargs)
+    if plan.collective:
+        distributed.complete(result)
     # An op that names another device than its inputs' moved data (`to("cpu")`): a
     # result that is one of its arguments must then be copied, never aliased.
     moved = target != (seen.indices[0] if seen.indices else None)

@@ -73,6 +73,43 @@ class NpuTensor(torch.Tensor):
     def get_device(self) -> int:
         return self._npu_index
 
+    # PyTorch decides in C++ whether `.to()` may return the tensor itself, comparing the
+    # device it sees (always npu:0) with the one asked for; so on any other card
+    # `x.to(x.device)` would copy (ZeRO-3 relies on that aliasing: it points a parameter
+    # at a buffer before an async all-gather fills it) and `x.to("npu:0")` would alias.
+    # The card is compared here, with the rules of a real device.
+    def to(self, *args: Any, **kwargs: Any) -> torch.Tensor:
+        copy = bool(kwargs.get("copy", False))
+        if args and isinstance(args[0], torch.Tensor):
+            target: torch.device | None = args[0].device
+            dtype: torch.dtype | None = args[0].dtype
+            memory_format = None
+        else:
+            parse_args = {k: v for k, v in kwargs.items() if k != "copy"}
+            target, dtype, _, memory_format = torch._C._nn._parse_to(*args, **parse_args)
+        index = self._npu_index
+        if target is not None and target.type == devices.DEVICE_TYPE:
+            index = devices.index_of(target)
+        elif target is not None:
+            return super().to(*args, **kwargs)
+        unchanged = (dtype is None or dtype == self.dtype) and memory_format in (
+            None,
+            torch.preserve_format,
+        )
+        if index == self._npu_index and unchanged and not copy:
+            return self
+        if index == self._npu_index:
+            return super().to(*args, **kwargs)
+        # Another card: PyTorch could see npu:0 == npu:0 and alias, so the copy is asked
+        # for; the dispatcher then names the card npu:0 ("the current card"), so the
+        # target is made current while the copy runs.
+        previous = devices.current()
+        devices.set_current(index)
+        try:
+            return super().to(*args, **{**kwargs, "copy": True})
+        finally:
+            devices.set_current(previous)
+
     # Flattening makes this a "traceable wrapper subclass": Module.to() then swaps the
     # parameter in place (torch.utils.swap_tensors) instead of creating a new Parameter,
     # so optimizers built before model.to("npu") keep pointing at the live parameters,

@@ -44,12 +44,12 @@ def _free_port() -> int:
         return port
 
 
-def test_hccl_collectives_across_two_processes(python_env: PythonEnv) -> None:
+def _run_two_ranks(worker: str, python_env: PythonEnv) -> list[dict[str, object]]:
     env = python_env(emulated=True, devices=2)
     port = str(_free_port())
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(rank), port],
+            [sys.executable, "-c", worker, str(rank), port],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -66,6 +66,11 @@ def test_hccl_collectives_across_two_processes(python_env: PythonEnv) -> None:
     finally:
         for proc in procs:
             proc.kill()
+    return outputs
+
+
+def test_hccl_collectives_across_two_processes(python_env: PythonEnv) -> None:
+    outputs = _run_two_ranks(WORKER, python_env)
     for rank, seen in enumerate(outputs):
         assert seen["backend"] == "hccl"
         assert seen["summed"] == [3.0, 3.0, 3.0]
@@ -74,6 +79,31 @@ def test_hccl_collectives_across_two_processes(python_env: PythonEnv) -> None:
         assert seen["grad_device"] == f"npu:{rank}"
     # DDP averaged the gradients of two different batches: both ranks hold the same.
     assert outputs[0]["grad"] == outputs[1]["grad"]
+
+
+POINT_TO_POINT_WORKER = """
+import json, sys
+import torch, torch.distributed as dist
+rank, port = int(sys.argv[1]), sys.argv[2]
+torch.npu.set_device(rank)
+dist.init_process_group("hccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+# Both ranks send first, then receive: fine on a device, a deadlock if sends blocked.
+mine, theirs = torch.full((4,), float(rank), device="npu"), torch.empty(4, device="npu")
+sent = dist.isend(mine, 1 - rank)
+received = dist.irecv(theirs, 1 - rank)
+sent.wait()
+received.wait()
+print(json.dumps({"received": theirs.tolist()}))
+dist.destroy_process_group()
+"""
+
+
+def test_point_to_point_stays_asynchronous(python_env: PythonEnv) -> None:
+    # Collectives on npu tensors complete before they return (see distributed.py);
+    # sends and receives must not, or this exchange would hang.
+    outputs = _run_two_ranks(POINT_TO_POINT_WORKER, python_env)
+    for rank, seen in enumerate(outputs):
+        assert seen["received"] == [float(1 - rank)] * 4
 
 
 def test_accelerator_picks_the_npu(run_python: RunPython) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
 import weakref
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
@@ -164,3 +167,49 @@ def test_module_to_npu_keeps_attributes_on_parameters(npu: ModuleType) -> None:
     layer.weight.ds_id = 3  # type: ignore[attr-defined]
     layer.to("npu")
     assert layer.weight.is_npu and layer.weight.ds_id == 3  # type: ignore[attr-defined]
+
+
+def test_to_the_card_a_tensor_is_on_returns_it_on_every_card(
+    run_python: Callable[..., subprocess.CompletedProcess[str]],
+    python_env: Callable[..., dict[str, str]],
+) -> None:
+    # As on a real device, `.to()` aliases when nothing changes: ZeRO-3 points a parameter
+    # at `buffer.narrow(...).to(param.device)` before an async all-gather fills the buffer,
+    # so a copy there leaves the parameter holding uninitialised memory on every rank but 0.
+    result = run_python(
+        """
+        import json, torch
+        on_card_0 = torch.ones(1, device="npu")
+        torch.npu.set_device(1)
+        x = torch.zeros(4, device="npu:1")
+        same = {
+            repr(d): x.to(d) is x
+            for d in ["npu", "npu:1", torch.device("npu", 1), torch.device("npu")]
+        }
+        same["dtype"] = x.to(torch.float32) is x
+        same["like"] = x.to(torch.ones(1, device="npu:1")) is x
+        moved = {
+            "npu:0": x.to("npu:0").device.index,
+            "half": str(x.to("npu:1", torch.float16).dtype),
+            "copy": x.to("npu:1", copy=True) is x,
+            "other card like": x.to(on_card_0).device.index,
+        }
+        torch.npu.set_device(0)
+        moved["current card"] = x.to("npu").device.index
+        y = x.to("npu:0")
+        y.add_(1)
+        print(json.dumps({"same": same, "moved": moved, "x": x.tolist()}))
+        """,
+        env=python_env(emulated=True, devices=2),
+    )
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert all(seen["same"].values()), seen["same"]
+    assert seen["moved"] == {
+        "npu:0": 0,
+        "half": "torch.float16",
+        "copy": False,
+        "other card like": 0,
+        "current card": 0,
+    }
+    assert seen["x"] == [0.0, 0.0, 0.0, 0.0]  # the copy on npu:0 is its own memory
