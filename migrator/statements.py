@@ -9,6 +9,7 @@ Names are compared as dotted chains (`self.model`), so `self.model = ...` guards
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -297,6 +298,40 @@ def insert_before(
         body.extend(inserts.get(id(before), ()))
         body.append(after)
     return updated.with_changes(body=body)
+
+
+class InsertsIntoFunctions(cst.CSTTransformer):
+    """A transformer that inserts statements into the bodies of the functions it chose.
+
+    A subclass calls ``choose(function)`` (from ``visit_FunctionDef``) for each function
+    whose body it edits and implements ``plan(function, body)``, which fills
+    ``self.inserts``: the id of a body statement -> the statements to put before it.
+    ``plan`` runs as the body is entered, with the function's scope open, so names
+    resolve there as they do inside the function.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.chosen: dict[int, cst.FunctionDef] = {}
+        self.inserts: dict[int, list[cst.BaseStatement]] = {}
+
+    def choose(self, function: cst.FunctionDef) -> None:
+        self.chosen[id(function.body)] = function
+
+    def plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
+        raise NotImplementedError
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        function = self.chosen.get(id(node))
+        if function is not None:
+            self.plan(function, node)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.BaseSuite:
+        if not any(id(line) in self.inserts for line in original_node.body):
+            return updated_node
+        return insert_before(original_node, updated_node, self.inserts)
 
 
 def leading_lines(line: cst.BaseStatement) -> Sequence[cst.EmptyLine]:

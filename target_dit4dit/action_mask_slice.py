@@ -7,11 +7,11 @@ import libcst as cst
 from migrator.expected import ExpectsShape, not_found
 from migrator.rule import Example, PythonRule, RuleContext
 from migrator.statements import (
+    InsertsIntoFunctions,
     array_after,
     assigns_name,
     builds_array,
     code_of,
-    insert_before,
     is_sliced,
     mentions,
     single_assign,
@@ -51,7 +51,7 @@ def _is_target(line: cst.BaseStatement) -> bool:
     )
 
 
-class ActionMaskSlice(ExpectsShape, PythonRule):
+class ActionMaskSlice(ExpectsShape, InsertsIntoFunctions, PythonRule):
     """Slice `action_mask` in `DiT4DiT.forward` the way the action targets are sliced.
 
     What it does: in the `forward` method of DiT4DiT's framework module, the targets keep the
@@ -120,8 +120,6 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._owners: list[str] = []
-        self._forwards: dict[int, cst.FunctionDef] = {}
-        self._inserts: dict[int, list[cst.BaseStatement]] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._owners.append("class")
@@ -134,7 +132,7 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value == "forward" and self._owners[-1:] == ["class"]:
-            self._forwards[id(node.body)] = node
+            self.choose(node)
         self._owners.append("def")
 
     def leave_FunctionDef(
@@ -143,21 +141,8 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
         self._owners.pop()
         return updated_node
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        # The function's scope is open here, so names resolve as they do inside it.
-        function = self._forwards.get(id(node))
-        if function is not None:
-            self._plan(function, node)
-
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.BaseSuite:
-        if not any(id(line) in self._inserts for line in original_node.body):
-            return updated_node
-        return insert_before(original_node, updated_node, self._inserts)
-
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self._forwards:
+        if not self.chosen:
             self.warn(
                 original_node,
                 not_found("a forward() method", self.ctx.path),
@@ -165,7 +150,7 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
             )
         return updated_node
 
-    def _plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
+    def plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
         where = f"{function.name.value}() of {self.ctx.path}"
         lines = list(walk_statements(body))
         position = next((i for i, (line, _) in enumerate(lines) if _is_target(line)), None)
@@ -236,4 +221,4 @@ class ActionMaskSlice(ExpectsShape, PythonRule):
             "data with future_action_window_size 7, made the two disagree)"
         )
         if self.record(anchor, message):
-            self._inserts[id(anchor)] = [line]
+            self.inserts[id(anchor)] = [line]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.expected import ExpectsShape, not_found
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.rule import Example, PythonRule
 from migrator.statements import (
+    InsertsIntoFunctions,
     array_after,
     code_of,
-    insert_before,
     is_sliced,
     walk_statements,
 )
@@ -48,7 +48,7 @@ def _masked_error(line: cst.BaseStatement) -> tuple[cst.BaseExpression, cst.Name
     return visitor.found
 
 
-class EvalActionAlignment(ExpectsShape, PythonRule):
+class EvalActionAlignment(ExpectsShape, InsertsIntoFunctions, PythonRule):
     """Cut ground-truth actions and mask to the predicted length in `eval_action_model`.
 
     What it does: in DiT4DiT's trainer, `eval_action_model` compares the predicted actions
@@ -116,30 +116,12 @@ class EvalActionAlignment(ExpectsShape, PythonRule):
         ),
     )
 
-    def __init__(self, ctx: RuleContext) -> None:
-        super().__init__(ctx)
-        self._functions: dict[int, cst.FunctionDef] = {}
-        self._inserts: dict[int, list[cst.BaseStatement]] = {}
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value == FUNCTION:
-            self._functions[id(node.body)] = node
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        # The function's scope is open here, so names resolve as they do inside it.
-        function = self._functions.get(id(node))
-        if function is not None:
-            self._plan(function, node)
-
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.BaseSuite:
-        if not any(id(line) in self._inserts for line in original_node.body):
-            return updated_node
-        return insert_before(original_node, updated_node, self._inserts)
+            self.choose(node)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        if not self._functions:
+        if not self.chosen:
             self.warn(
                 original_node,
                 not_found(f"{FUNCTION}()", self.ctx.path),
@@ -147,7 +129,7 @@ class EvalActionAlignment(ExpectsShape, PythonRule):
             )
         return updated_node
 
-    def _plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
+    def plan(self, function: cst.FunctionDef, body: cst.IndentedBlock) -> None:
         lines = list(walk_statements(body))
         position = next((i for i, (line, _) in enumerate(lines) if _masked_error(line)), None)
         if position is None:
@@ -191,4 +173,4 @@ class EvalActionAlignment(ExpectsShape, PythonRule):
             "steps) no longer break the subtraction"
         )
         if self.record(line, message):
-            self._inserts[id(line)] = new
+            self.inserts[id(line)] = new
