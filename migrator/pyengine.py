@@ -14,8 +14,9 @@ occurs, so the engine
 A region is a whole statement, so a rule sees the same function, class member or
 statement it would see in the whole module; module-level imports reach it through the
 shared `ModuleBindings`. Rules that need the whole module (`whole_module`) and files in
-which a rule asks for a new import take the full-module route. `tests/test_fast_path.py`
-checks on a real corpus that both paths give identical output.
+which a rule asks for a new import take the full-module route; a `whole_module` rule whose
+`may_act_on_module` check shows it cannot act in the file is left out first.
+`tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
 from __future__ import annotations
@@ -351,6 +352,14 @@ def migrate_python(
         if not rules:
             return _untouched(text, path)
     tree = parse_ast(text)
+    if not full:
+        rules = [
+            rule
+            for rule in rules
+            if not rule.whole_module
+            or rule.always_for(path, options)
+            or rule.may_act_on_module(tree, text, path, options)
+        ]
     suppressions = python_suppressions(text)
     outcome = PythonOutcome(text, parsed=True)
     if suppressions.skips_file():

@@ -232,6 +232,16 @@ class Rule:
         return True
 
     @classmethod
+    def may_act_on_module(
+        cls, tree: ast.Module, text: str, path: str, options: RuleOptions
+    ) -> bool:
+        """For a `whole_module` rule: a cheap necessary condition, on the file's stdlib ast
+        and text, for the rule to act anywhere in it. When False the fast path leaves the
+        rule out, so one `whole_module` rule that cannot act does not send every rule over
+        the whole module. Like `may_act_on_ast`, it must never be False where it would act."""
+        return True
+
+    @classmethod
     def file_facts(cls, tree: ast.Module) -> object:
         """Facts about the whole file, read from its stdlib ast (cheap, and identical on both
         engine paths, so a rule seeing one method still knows about its class)."""
