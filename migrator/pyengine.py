@@ -272,9 +272,10 @@ class _Run:
         rules: Sequence[type[PythonRule]],
         line_offset: int,
         walrus: bool = True,
+        code: str | None = None,
     ) -> cst.Module:
+        """Run each rule over `module` in turn (`code`: its text, when the caller has it)."""
         line_map: list[int] | None = None
-        code: str | None = None
         shared = PassCache(walrus)
         for rule_class in rules:
             ctx = RuleContext(
@@ -424,7 +425,7 @@ def _untouched(text: str, path: str) -> PythonOutcome:
 
 def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
     module = parse_cst(text)
-    module = run.transform(module, rules, 0, ":=" in text)
+    module = run.transform(module, rules, 0, ":=" in text, text)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
@@ -454,7 +455,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
         offset = region.first - 1 - header.count("\n")
         module = parse_cst(header + body, offset)
         edits_before = len(run.changes)
-        transformed = run.transform(module, active, offset, ":=" in body)
+        transformed = run.transform(module, active, offset, ":=" in body, header + body)
         if len(run.changes) == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.

@@ -8,11 +8,13 @@ import ast
 from pathlib import Path
 
 import accelerate
+import libcst as cst
 import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrator import registry
 from migrator.pyengine import find_regions, migrate_python
-from migrator.rule import PythonRule, RuleOptions
+from migrator.rule import PythonRule, RuleOptions, code_positions
 from migrator.sources import SourceError, decode_python
 from migrator.target import NPU
 
@@ -84,3 +86,9 @@ def test_nested_class_regions_give_the_full_paths_output() -> None:
     fast = migrate_python(NESTED, "suite.py", RULES, NPU, RuleOptions(), full=False)
     assert fast.text != NESTED
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
+def test_positions_match_libcsts_metadata_wrapper() -> None:
+    module = cst.parse_module(NESTED.replace("\n", "\r\n", 3))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert dict(code_positions(module)) == dict(expected)
