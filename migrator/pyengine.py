@@ -6,16 +6,17 @@ occurs, so the engine
 
 1. skips the file without parsing when no selected rule's token occurs in it;
 2. otherwise parses it with the stdlib `ast` (about ten times cheaper than LibCST), finds
-   the top-level statements (or methods of top-level classes) whose code holds a token,
-   ignoring docstrings and comment lines, and
+   the top-level statements (or methods of classes, nested ones included) whose code holds
+   a token, ignoring docstrings and comment lines, and
 3. parses and transforms only those regions with LibCST, running in each only the rules
    whose tokens occur there, and splices the results back by line.
 
 A region is a whole statement, so a rule sees the same function, class member or
 statement it would see in the whole module; module-level imports reach it through the
 shared `ModuleBindings`. Rules that need the whole module (`whole_module`) and files in
-which a rule asks for a new import take the full-module route. `tests/test_fast_path.py`
-checks on a real corpus that both paths give identical output.
+which a rule asks for a new import take the full-module route; a `whole_module` rule whose
+`may_act_on_module` check shows it cannot act in the file is left out first.
+`tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
 from __future__ import annotations
@@ -52,11 +53,12 @@ class PythonOutcome:
 
 @dataclass(frozen=True)
 class Region:
-    """Lines first..last (1-based, inclusive); methods are wrapped in `class <owner>:`."""
+    """Lines first..last (1-based, inclusive). A method (or a nested class) is wrapped in
+    stand-ins of the classes around it: `header` holds their `class <name>:` lines."""
 
     first: int
     last: int
-    owner: str | None = None
+    header: str = ""
     # The stdlib-ast statements the region holds (for the rules' cheap ast checks).
     statements: tuple[ast.stmt, ...] = ()
 
@@ -147,7 +149,7 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
             continue
         only = members[0] if len(members) == 1 else None
         if isinstance(only, ast.ClassDef):
-            methods = _class_regions(only, hot, lines)
+            methods = _class_regions(only, hot, lines, "")
             if methods is not None:
                 regions.extend(methods)
                 continue
@@ -156,14 +158,20 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
 
 
 def _class_regions(
-    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str]
+    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str], header: str
 ) -> list[Region] | None:
-    """Regions for the methods of a class, or None when the class must go whole."""
+    """Regions for the methods of a class and of the classes nested in it, or None when
+    the class must go whole (`header`: the stand-ins of the classes around it)."""
     body_first = _first_line(node.body[0])
     if body_first <= node.lineno:
         return None
     if _hot_in(hot, _first_line(node), body_first - 1, range(0)):
         return None
+    line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if not line[len(indent) :].startswith("class"):
+        return None
+    inner = f"{header}{indent}class {node.name}:\n"
     regions: list[Region] = []
     for first, last, members in _groups(node.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
@@ -171,9 +179,18 @@ def _class_regions(
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
         if not _hot_in(hot, first, last, skip):
             continue
-        if len(members) > 1 or not isinstance(members[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if len(members) > 1:
             return None
-        regions.append(Region(first, last, node.name, tuple(members)))
+        member = members[0]
+        nested = None
+        if isinstance(member, ast.ClassDef):
+            nested = _class_regions(member, hot, lines, inner)
+        if nested is not None:
+            regions.extend(nested)
+        elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            regions.append(Region(first, last, inner, (member,)))
+        else:
+            return None
     return regions
 
 
@@ -255,9 +272,10 @@ class _Run:
         rules: Sequence[type[PythonRule]],
         line_offset: int,
         walrus: bool = True,
+        code: str | None = None,
     ) -> cst.Module:
+        """Run each rule over `module` in turn (`code`: its text, when the caller has it)."""
         line_map: list[int] | None = None
-        code: str | None = None
         shared = PassCache(walrus)
         for rule_class in rules:
             ctx = RuleContext(
@@ -351,6 +369,14 @@ def migrate_python(
         if not rules:
             return _untouched(text, path)
     tree = parse_ast(text)
+    if not full:
+        rules = [
+            rule
+            for rule in rules
+            if not rule.whole_module
+            or rule.always_for(path, options)
+            or rule.may_act_on_module(tree, text, path, options)
+        ]
     suppressions = python_suppressions(text)
     outcome = PythonOutcome(text, parsed=True)
     if suppressions.skips_file():
@@ -399,7 +425,7 @@ def _untouched(text: str, path: str) -> PythonOutcome:
 
 def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
     module = parse_cst(text)
-    module = run.transform(module, rules, 0, ":=" in text)
+    module = run.transform(module, rules, 0, ":=" in text, text)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
@@ -425,11 +451,11 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
         ]
         if not active:
             continue
-        header = f"class {region.owner}:\n" if region.owner else ""
-        offset = region.first - 1 - (1 if header else 0)
+        header = region.header
+        offset = region.first - 1 - header.count("\n")
         module = parse_cst(header + body, offset)
         edits_before = len(run.changes)
-        transformed = run.transform(module, active, offset, ":=" in body)
+        transformed = run.transform(module, active, offset, ":=" in body, header + body)
         if len(run.changes) == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.

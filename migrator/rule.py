@@ -20,7 +20,8 @@ from functools import partial
 from typing import ClassVar, TypeVar, cast
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from migrator.bindings import EMPTY, Binding, ModuleBindings
 from migrator.model import Change, MigrationWarning, Safety, Suppression
@@ -73,8 +74,7 @@ class PassCache:
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         if self._module is not module or self._positions is None:
-            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-            self._module, self._positions = module, wrapper.resolve(PositionProvider)
+            self._module, self._positions = module, code_positions(module)
         return self._positions
 
     def bindings(
@@ -85,6 +85,20 @@ class PassCache:
             found = (node, compute())
             self.scopes[id(node)] = found
         return found[1]
+
+
+def code_positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    """What `MetadataWrapper(module).resolve(PositionProvider)` gives, for about half the
+    time: the wrapper also walks the whole tree once more for batchable providers, even when
+    none is asked for, and copies the result."""
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        provider=provider,
+    )
+    module._codegen(state)
+    return cast(Mapping[cst.CSTNode, CodeRange], provider._computed)
 
 
 @dataclass
@@ -229,6 +243,16 @@ class Rule:
         """A cheap necessary condition, on a statement's stdlib ast, for the rule to act in
         it (the fast path skips the statement when False). It must never be False where
         the rule would act: the fast and full paths are tested against each other."""
+        return True
+
+    @classmethod
+    def may_act_on_module(
+        cls, tree: ast.Module, text: str, path: str, options: RuleOptions
+    ) -> bool:
+        """For a `whole_module` rule: a cheap necessary condition, on the file's stdlib ast
+        and text, for the rule to act anywhere in it. When False the fast path leaves the
+        rule out, so one `whole_module` rule that cannot act does not send every rule over
+        the whole module. Like `may_act_on_ast`, it must never be False where it would act."""
         return True
 
     @classmethod

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import bisect
+import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
 
 import libcst as cst
@@ -31,6 +34,9 @@ _TRAINING_CALLS = frozenset(
         "torch.autograd.backward",
     }
 )
+# The last names of the working calls and methods: code that calls one spells it, as its
+# attribute or in the import that binds it (`from torch.autograd import backward as bw`).
+_WORK_WORDS = re.compile(r"\b(?:backward|step|initialize|init_process_group)\b")
 _CAUGHT = "(ImportError, RuntimeError, OSError)"
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 _MARK = "Added by the migration (entry-point-setup)"
@@ -47,6 +53,84 @@ def _is_main_guard(node: cst.CSTNode) -> bool:
     sides = [test.left, test.comparisons[0].comparator]
     names = [side for side in sides if isinstance(side, cst.Name) and side.value == "__name__"]
     return len(names) == 1 and any(string_value(side) == "__main__" for side in sides)
+
+
+def _may_be_main_guard(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.If) and any(
+        isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(statement.test)
+    )
+
+
+def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
+    """Whether module-level code (outside function and class bodies, where the rule
+    counts working calls) may call `.backward()`, `.step()`, `init_process_group` or
+    `deepspeed.initialize`. Only top-level statements whose lines spell one of those names,
+    or a name imported as one of them, are walked."""
+    imported: set[str] = set()
+    called: set[str] = set()
+    for statement in _statements_spelling(tree, text, _WORK_WORDS):
+        for node in _outside_bodies(statement):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imported.update(
+                    alias.asname or alias.name.split(".", 1)[0]
+                    for alias in node.names
+                    if _WORK_WORDS.fullmatch(alias.name.rsplit(".", 1)[-1])
+                )
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and _WORK_WORDS.fullmatch(func.attr):
+                    return True
+                if isinstance(func, ast.Name):
+                    called.add(func.id)
+    if not imported or imported & called:
+        return bool(imported)
+    # `bw(loss)` after `from torch.autograd import backward as bw`: the call's own line
+    # spells only the alias.
+    aliases = re.compile(rf"\b(?:{'|'.join(sorted(map(re.escape, imported)))})\b")
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported
+        for statement in _statements_spelling(tree, text, aliases)
+        for node in _outside_bodies(statement)
+    )
+
+
+def _statements_spelling(tree: ast.Module, text: str, pattern: re.Pattern[str]) -> list[ast.stmt]:
+    """The top-level statements with a line that `pattern` matches."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        lines.append(line)
+    found: list[ast.stmt] = []
+    for statement in tree.body:
+        first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
+        last = statement.end_lineno or statement.lineno
+        index = bisect.bisect_left(lines, first)
+        if index < len(lines) and lines[index] <= last:
+            found.append(statement)
+    return found
+
+
+def _decorators(statement: ast.stmt) -> list[ast.expr]:
+    return list(getattr(statement, "decorator_list", None) or [])
+
+
+def _outside_bodies(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what it holds, leaving out the bodies of functions and classes (their
+    decorators, defaults, annotations and bases run at module level, and are kept)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        scoped = isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        for name, value in ast.iter_fields(current):
+            if scoped and name == "body":
+                continue
+            if isinstance(value, ast.AST):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, ast.AST))
 
 
 def _is_docstring(node: cst.BaseStatement) -> bool:
@@ -181,6 +265,19 @@ class EntryPointSetup(PythonRule):
     def always_for(cls, path: str, options: RuleOptions) -> bool:
         # A file named with --entry is set up even when it has none of the tokens.
         return path in _named(options)
+
+    @classmethod
+    def may_act_on_module(
+        cls, tree: ast.Module, text: str, path: str, options: RuleOptions
+    ) -> bool:
+        # It acts (or reports) only on a named entry, a file with a main block, or one whose
+        # top-level code does the training's work; library modules (most files that merely
+        # mention ".backward(") have none, and are then spared a whole-module pass.
+        if options.entry_points:
+            return path in _named(options)
+        if any(_may_be_main_guard(statement) for statement in tree.body):
+            return True
+        return _may_work_at_top_level(tree, text)
 
     examples = (
         Example(

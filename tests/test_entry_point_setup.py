@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -10,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from migrator.engine import Settings, migrate_text
+from migrator.pyengine import migrate_python
 from migrator.rule import RuleOptions
 from migrator.target import NPU
+from rules.entry_point_setup import EntryPointSetup
 
 SCRIPT = '''"""A training entry that builds its accelerator at import time."""
 import os
@@ -110,3 +113,42 @@ def test_a_broken_runtime_is_reported_not_fatal(tmp_path: Path, error: str) -> N
     events, stderr = _run(tmp_path, broken)
     assert events == ["module code", "main block"]
     assert "libhccl.so" in stderr
+
+
+LIBRARY = (
+    "import torch\n\n\ndef step(loss, optimizer):\n    loss.backward()\n    optimizer.step()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text,may_act",
+    [
+        pytest.param(LIBRARY, False, id="library_with_training_only_in_functions"),
+        pytest.param(LIBRARY + 'if __name__ == "__main__":\n    pass\n', True, id="main_block"),
+        pytest.param(LIBRARY + "step(x, o)\nx.backward()\n", True, id="top_level_backward"),
+        pytest.param(
+            "from torch.autograd import backward as bw\n\nbw(loss)\n", True, id="aliased_call"
+        ),
+        pytest.param(
+            "import torch\n\n\n@register(lambda: opt.step())\ndef f():\n    pass\n",
+            True,
+            id="decorator_runs_at_import",
+        ),
+    ],
+)
+def test_only_files_that_may_be_entries_take_the_whole_module_route(
+    text: str, may_act: bool
+) -> None:
+    assert (
+        EntryPointSetup.may_act_on_module(ast.parse(text), text, "m.py", RuleOptions()) is may_act
+    )
+    if not may_act:
+        full = migrate_python(text, "m.py", [EntryPointSetup], NPU, RuleOptions(), full=True)
+        assert not full.changes and not full.warnings
+
+
+def test_a_named_entry_is_decided_by_its_name() -> None:
+    options = RuleOptions(entry_points=("train.py",))
+    tree = ast.parse(LIBRARY)
+    assert EntryPointSetup.may_act_on_module(tree, LIBRARY, "train.py", options)
+    assert not EntryPointSetup.may_act_on_module(tree, LIBRARY, "other.py", options)

@@ -4,14 +4,17 @@ edits and warnings, file by file."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import accelerate
+import libcst as cst
 import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrator import registry
-from migrator.pyengine import migrate_python
-from migrator.rule import PythonRule, RuleOptions
+from migrator.pyengine import find_regions, migrate_python
+from migrator.rule import PythonRule, RuleOptions, code_positions
 from migrator.sources import SourceError, decode_python
 from migrator.target import NPU
 
@@ -41,3 +44,51 @@ def test_fast_path_equals_full_path(file: Path) -> None:
     assert fast.text == full.text
     assert fast.changes == full.changes
     assert fast.warnings == full.warnings
+
+
+NESTED = '''\
+import torch
+
+
+class Suite:
+    """Tests on "cuda"."""
+
+    class Base(object):
+        devices = ["cpu"]
+
+        def test_device(self):
+            return torch.zeros(1, device="cuda")
+
+        class Inner:
+            @staticmethod
+            def helper(x):
+                return x.cuda()
+
+    def test_top(self):
+        torch.cuda.synchronize()
+'''
+
+
+def test_methods_of_nested_classes_are_their_own_regions() -> None:
+    tree = ast.parse(NESTED)
+    lines = NESTED.splitlines(keepends=True)
+    hot = [number for number, line in enumerate(lines, 1) if "cuda" in line]
+    regions = find_regions(tree, hot, lines)
+    assert [(r.first, r.last, r.header) for r in regions] == [
+        (10, 11, "class Suite:\n    class Base:\n"),
+        (14, 16, "class Suite:\n    class Base:\n        class Inner:\n"),
+        (18, 19, "class Suite:\n"),
+    ]
+
+
+def test_nested_class_regions_give_the_full_paths_output() -> None:
+    full = migrate_python(NESTED, "suite.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(NESTED, "suite.py", RULES, NPU, RuleOptions(), full=False)
+    assert fast.text != NESTED
+    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
+def test_positions_match_libcsts_metadata_wrapper() -> None:
+    module = cst.parse_module(NESTED.replace("\n", "\r\n", 3))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert dict(code_positions(module)) == dict(expected)
