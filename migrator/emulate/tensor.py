@@ -79,14 +79,19 @@ class NpuTensor(torch.Tensor):
     # at a buffer before an async all-gather fills it) and `x.to("npu:0")` would alias.
     # The card is compared here, with the rules of a real device.
     def to(self, *args: Any, **kwargs: Any) -> torch.Tensor:
-        copy = bool(kwargs.get("copy", False))
-        if args and isinstance(args[0], torch.Tensor):
-            target: torch.device | None = args[0].device
-            dtype: torch.dtype | None = args[0].dtype
-            memory_format = None
+        # `copy` comes third (after a dtype or tensor) or fourth (after device, dtype,
+        # non_blocking) and the argument parser PyTorch exposes refuses it: set it apart.
+        first = args[0] if args else None
+        position = 2 if isinstance(first, (torch.dtype, torch.Tensor)) else 3
+        copy = bool(args[position] if len(args) > position else kwargs.get("copy", False))
+        parse_args = args[:position]
+        parse_kwargs = {k: v for k, v in kwargs.items() if k != "copy"}
+        if isinstance(first, torch.Tensor):
+            target: torch.device | None = first.device
+            dtype: torch.dtype | None = first.dtype
+            memory_format = parse_kwargs.get("memory_format")
         else:
-            parse_args = {k: v for k, v in kwargs.items() if k != "copy"}
-            target, dtype, _, memory_format = torch._C._nn._parse_to(*args, **parse_args)
+            target, dtype, _, memory_format = torch._C._nn._parse_to(*parse_args, **parse_kwargs)
         index = self._npu_index
         if target is not None and target.type == devices.DEVICE_TYPE:
             index = devices.index_of(target)
@@ -106,7 +111,7 @@ class NpuTensor(torch.Tensor):
         previous = devices.current()
         devices.set_current(index)
         try:
-            return super().to(*args, **{**kwargs, "copy": True})
+            return super().to(*parse_args, **{**parse_kwargs, "copy": True})
         finally:
             devices.set_current(previous)
 

@@ -188,10 +188,14 @@ def test_to_the_card_a_tensor_is_on_returns_it_on_every_card(
         }
         same["dtype"] = x.to(torch.float32) is x
         same["like"] = x.to(torch.ones(1, device="npu:1")) is x
+        same["keywords"] = x.to(device="npu:1", dtype=torch.float32, non_blocking=True) is x
+        same["positional"] = x.to("npu:1", torch.float32, False, False) is x
         moved = {
             "npu:0": x.to("npu:0").device.index,
             "half": str(x.to("npu:1", torch.float16).dtype),
             "copy": x.to("npu:1", copy=True) is x,
+            "positional copy": x.to("npu:1", torch.float32, False, True) is x,
+            "dtype copy": x.to(torch.float32, False, True) is x,
             "other card like": x.to(on_card_0).device.index,
         }
         torch.npu.set_device(0)
@@ -209,6 +213,8 @@ def test_to_the_card_a_tensor_is_on_returns_it_on_every_card(
         "npu:0": 0,
         "half": "torch.float16",
         "copy": False,
+        "positional copy": False,
+        "dtype copy": False,
         "other card like": 0,
         "current card": 0,
     }
