@@ -33,6 +33,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+from migrator.ast_lines import first_line, hot_lines, last_line
 from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.model import Change, MigrationWarning, Suppression
 from migrator.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
@@ -85,15 +86,6 @@ def parse_cst(text: str, line_offset: int = 0) -> cst.Module:
         raise SourceError("LibCST cannot parse: nesting too deep") from None
 
 
-def _first_line(node: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(node, "decorator_list", None) or []
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
-def _last_line(node: ast.stmt) -> int:
-    return node.end_lineno or node.lineno
-
-
 def _is_string_statement(node: ast.stmt) -> bool:
     return (
         isinstance(node, ast.Expr)
@@ -105,7 +97,7 @@ def _is_string_statement(node: ast.stmt) -> bool:
 def _docstring_lines(node: ast.stmt) -> range:
     body = getattr(node, "body", None)
     if body and _is_string_statement(body[0]):
-        first, last = body[0].lineno, _last_line(body[0])
+        first, last = body[0].lineno, last_line(body[0])
         if len(body) > 1 and body[1].lineno == last:
             last -= 1
         return range(first, last + 1)
@@ -119,7 +111,7 @@ def _groups(
     `a = 1; \\` with `b = 2` on the next line), so a region never starts mid-line."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     for stmt in statements:
-        first, last = _first_line(stmt), _last_line(stmt)
+        first, last = first_line(stmt), last_line(stmt)
         continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
         if groups and (first <= groups[-1][1] or continued):
             start, end, members = groups[-1]
@@ -162,10 +154,10 @@ def _class_regions(
 ) -> list[Region] | None:
     """Regions for the methods of a class and of the classes nested in it, or None when
     the class must go whole (`header`: the stand-ins of the classes around it)."""
-    body_first = _first_line(node.body[0])
+    body_first = first_line(node.body[0])
     if body_first <= node.lineno:
         return None
-    if _hot_in(hot, _first_line(node), body_first - 1, range(0)):
+    if _hot_in(hot, first_line(node), body_first - 1, range(0)):
         return None
     line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
     indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -231,21 +223,6 @@ def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
     unique = sorted(set(parts))
     return re.compile("|".join(unique) if unique else r"(?!)")
-
-
-def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
-    """Line numbers (sorted) whose text matches, leaving out full-line comments."""
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line)
-    hot: set[int] = set()
-    for match in pattern.finditer(text):
-        number = bisect.bisect_right(starts, match.start())
-        if number not in hot and not lines[number - 1].lstrip().startswith("#"):
-            hot.add(number)
-    return sorted(hot)
 
 
 class _Run:

@@ -25,6 +25,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from migrator.bindings import EMPTY, Binding, ModuleBindings
 from migrator.model import Change, MigrationWarning, Safety, Suppression
+from migrator.statements import suites
 from migrator.suppressions import Suppressions
 from migrator.target import NPU, Target
 
@@ -325,26 +326,9 @@ def _walk_statements(
             for star_handler in statement.handlers:
                 if star_handler.name is not None:
                     collector._bind_target(star_handler.name.name)
-        for block in _blocks(statement):
-            _walk_statements(block, collector, walrus)
-
-
-def _blocks(statement: cst.CSTNode) -> list[Sequence[cst.BaseStatement | cst.BaseSmallStatement]]:
-    """The statement lists nested in a compound statement (not in nested defs/classes)."""
-    found: list[Sequence[cst.BaseStatement | cst.BaseSmallStatement]] = []
-    for attribute in ("body", "orelse", "finalbody"):
-        part = getattr(statement, attribute, None)
-        if isinstance(part, cst.If):  # an `elif`: its own body and what follows it
-            found.extend(_blocks(part))
-        elif isinstance(part, (cst.Else, cst.Finally)):
-            found.append(part.body.body)
-        elif isinstance(part, cst.BaseSuite):
-            found.append(part.body)
-    for handler in getattr(statement, "handlers", ()):
-        found.append(handler.body.body)
-    for case in getattr(statement, "cases", ()):
-        found.append(case.body.body)
-    return found
+        if isinstance(statement, cst.BaseCompoundStatement):
+            for suite in suites(statement):
+                _walk_statements(suite.body, collector, walrus)
 
 
 def _function_bindings(node: cst.FunctionDef, walrus: bool = True) -> dict[str, Binding]:

@@ -259,11 +259,13 @@ def walk_statements(
         yield statement, block
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        for suite in _suites(statement):
+        for suite in suites(statement):
             yield from walk_statements(suite)
 
 
-def _suites(statement: cst.BaseStatement) -> Iterator[cst.BaseSuite]:
+def suites(statement: cst.BaseStatement) -> Iterator[cst.BaseSuite]:
+    """The blocks a compound statement holds (bodies, handlers, match cases, elif, else,
+    finally), in source order; a def's or class's body is its one block."""
     if isinstance(statement, cst.SimpleStatementLine):
         return
     body = getattr(statement, "body", None)
@@ -271,9 +273,11 @@ def _suites(statement: cst.BaseStatement) -> Iterator[cst.BaseSuite]:
         yield body
     for handler in getattr(statement, "handlers", ()):
         yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
     orelse = getattr(statement, "orelse", None)
     if isinstance(orelse, cst.If):
-        yield from _suites(orelse)
+        yield from suites(orelse)
     elif isinstance(orelse, cst.Else):
         yield orelse.body
     final = getattr(statement, "finalbody", None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import bisect
 import re
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -11,9 +10,11 @@ from pathlib import PurePosixPath
 
 import libcst as cst
 
+from migrator.ast_lines import hot_lines, statements_on
 from migrator.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.model import Safety
 from migrator.rule import Example, PythonRule, RuleContext, RuleOptions
+from migrator.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
 # main block, they make a file a script that trains when it runs.
@@ -95,25 +96,8 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
 
 
 def _statements_spelling(tree: ast.Module, text: str, pattern: re.Pattern[str]) -> list[ast.stmt]:
-    """The top-level statements with a line that `pattern` matches."""
-    lines: list[int] = []
-    line, position = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", position, match.start())
-        position = match.start()
-        lines.append(line)
-    found: list[ast.stmt] = []
-    for statement in tree.body:
-        first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
-        last = statement.end_lineno or statement.lineno
-        index = bisect.bisect_left(lines, first)
-        if index < len(lines) and lines[index] <= last:
-            found.append(statement)
-    return found
-
-
-def _decorators(statement: ast.stmt) -> list[ast.expr]:
-    return list(getattr(statement, "decorator_list", None) or [])
+    """The top-level statements with a line of code that `pattern` matches."""
+    return statements_on(tree.body, hot_lines(text, split_lines(text), pattern))
 
 
 def _outside_bodies(node: ast.AST) -> Iterator[ast.AST]:
