@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from migrator.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
-from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
+from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(

@@ -51,7 +51,8 @@ class Target:
     tf32_flags: Mapping[str, str] = field(default_factory=dict)
     cluster_gpu_request: str = "gpu"
     # The target's own replacements for CUDA-only tools, by topic; warnings name them in
-    # their suggestions (see `migrator.unsupported.fill`). A missing topic reads generically.
+    # their suggestions (see `migrator.contract.unsupported.fill`). A missing topic reads
+    # generically.
     equivalents: Mapping[str, str] = field(default_factory=dict)
     # torch versions that have a matching runtime release (checked on the registry); a
     # pinned torch outside this set gets a warning instead of a runtime pin. Empty: any.

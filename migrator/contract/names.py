@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.rule import PythonRule
+from migrator.contract.rule import PythonRule
 
 
 def bound_reference(rule: PythonRule, qualified: str) -> cst.BaseExpression | None:

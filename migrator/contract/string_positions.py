@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrator.cst_helpers import (
+from migrator.analysis.cst_helpers import (
     code_of,
     find_arg,
     literal_leaves,
@@ -42,7 +42,7 @@ from migrator.cst_helpers import (
     string_value,
     terminal_name,
 )
-from migrator.rule import PythonRule, RuleContext
+from migrator.contract.rule import PythonRule, RuleContext
 
 # A marked literal: the new content of a plain string, or of an f-string's first part.
 _Mark = str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from migrator.rule import Rule
+from migrator.contract.rule import Rule
 
 
 class SelectionError(ValueError):

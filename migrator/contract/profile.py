@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from migrator.model import FileResult
-from migrator.rule import RuleOptions
-from migrator.target import Target
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import FileResult
+from migrator.core.target import Target
 
 
 @dataclass(frozen=True)

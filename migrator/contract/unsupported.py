@@ -39,9 +39,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrator.cst_helpers import dotted_name
-from migrator.rule import Example, PythonRule, RuleContext
-from migrator.target import Target
+from migrator.analysis.cst_helpers import dotted_name
+from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.target import Target
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _AVAILABILITY = re.compile(r"^is_\w*available$|^TYPE_CHECKING$")

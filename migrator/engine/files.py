@@ -9,44 +9,25 @@ import hashlib
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from migrator.annotate import TODO_MARK, annotate
-from migrator.bindings import EMPTY, ModuleBindings
-from migrator.cache import CacheReader, CacheRef
-from migrator.model import FileResult, MigrationWarning, Status
-from migrator.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from migrator.notebook import CellOutcome, migrate_notebook
-from migrator.pyengine import PythonOutcome, migrate_python
-from migrator.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
-from migrator.sources import SourceError, decode_python, decode_text
-from migrator.suppressions import MARKER, Suppressions, text_suppressions
-from migrator.target import Target
-from migrator.textlines import command_spans, style_for
+from migrator.analysis.bindings import EMPTY, ModuleBindings
+from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, TextRule
+from migrator.core.model import FileResult, MigrationWarning, Status
+from migrator.engine.annotate import TODO_MARK, annotate
+from migrator.engine.cache import CacheReader, CacheRef
+from migrator.engine.python import PythonOutcome, migrate_python
+from migrator.engine.settings import Settings
+from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
+from migrator.formats.notebook import CellOutcome, migrate_notebook
+from migrator.formats.sources import SourceError, decode_python, decode_text
+from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
+from migrator.formats.textlines import command_spans, style_for
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What to run: picklable, so worker processes can rebuild the rule classes."""
-
-    target: Target
-    rule_codes: tuple[str, ...]
-    options: RuleOptions
-    full: bool = False
-    # Leave a `# NPU-TODO(CODE): action` comment above each warning (migrator.annotate).
-    annotate: bool = False
-
-    def rules(self) -> list[type[Rule]]:
-        from migrator import registry
-
-        loaded = registry.load()
-        found = [loaded.by_code(code) for code in self.rule_codes]
-        return [rule for rule in found if rule is not None]
 
 
 class _Prepared:

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 from migrator import __version__
 
 if TYPE_CHECKING:
-    from migrator.engine import Settings
-    from migrator.model import FileResult
+    from migrator.core.model import FileResult
+    from migrator.engine.settings import Settings
 
 ENV = "NPU_MIGRATOR_CACHE_DIR"
 FILE_NAME = "clean-files.sqlite3"
@@ -71,7 +71,8 @@ def _canonical(value: Any) -> Any:
 def _source_files(settings: Settings) -> list[Path]:
     import migrator
 
-    files = set(Path(migrator.__file__).parent.glob("*.py"))
+    tool = Path(migrator.__file__).parent
+    files = {path for path in tool.rglob("*.py") if "emulate" not in path.relative_to(tool).parts}
     for rule in settings.rules():
         module = inspect.getmodule(rule)
         source = inspect.getsourcefile(rule) if module is not None else None
@@ -192,7 +193,7 @@ class CacheReader:
 
 
 def is_clean(result: FileResult) -> bool:
-    from migrator.model import Status
+    from migrator.core.model import Status
 
     return (
         result.status is Status.UNCHANGED

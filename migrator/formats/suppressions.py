@@ -18,8 +18,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from migrator.model import Suppression
-from migrator.sources import split_lines
+from migrator.core.model import Suppression
+from migrator.formats.sources import split_lines
 
 MARKER = "migrate:"
 _COMMENT = re.compile(

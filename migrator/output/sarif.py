@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from migrator import __version__
-from migrator.model import RunSummary, Status
+from migrator.core.model import RunSummary, Status
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -54,7 +54,7 @@ def _result(
 def as_sarif(info: Any, summary: RunSummary) -> str:
     from pathlib import Path
 
-    from migrator import registry
+    from migrator.engine import registry
 
     loaded = registry.load()
     results: list[dict[str, Any]] = []

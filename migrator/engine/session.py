@@ -8,14 +8,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from migrator import registry
-from migrator.cache import CacheRef, store
-from migrator.engine import Settings, candidates, migrate_files
-from migrator.model import FileResult, RunSummary, Status
-from migrator.profile import GENERIC, Profile, StepInput
-from migrator.rule import RuleOptions
-from migrator.sources import write_atomic
-from migrator.walk import Tree, git_toplevel, walk
+from migrator.contract.profile import GENERIC, Profile, StepInput
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import FileResult, RunSummary, Status
+from migrator.engine import registry
+from migrator.engine.cache import CacheRef, store
+from migrator.engine.files import candidates, migrate_files
+from migrator.engine.settings import Settings
+from migrator.engine.walk import Tree, git_toplevel, walk
+from migrator.formats.sources import write_atomic
 
 
 class SessionError(Exception):

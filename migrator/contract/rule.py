@@ -23,11 +23,11 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from migrator.bindings import EMPTY, Binding, ModuleBindings
-from migrator.model import Change, MigrationWarning, Safety, Suppression
-from migrator.statements import suites
-from migrator.suppressions import Suppressions
-from migrator.target import NPU, Target
+from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
+from migrator.analysis.statements import suites
+from migrator.core.model import Change, MigrationWarning, Safety, Suppression
+from migrator.core.target import NPU, Target
+from migrator.formats.suppressions import Suppressions
 
 CODE_PATTERN = re.compile(r"^[A-Z]{3}\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")

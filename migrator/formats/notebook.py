@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.model import Change, FileResult, MigrationWarning, Status, Suppression
-from migrator.sources import SourceError, split_lines
+from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.core.model import Change, FileResult, MigrationWarning, Status, Suppression
+from migrator.formats.sources import SourceError, split_lines
 
 SUFFIX = ".ipynb"
 _PLACEHOLDER = "__npu_migrator_ipython_line_{}__"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator import __version__
-from migrator.model import (
+from migrator.core.model import (
     Change,
     FileResult,
     MigrationWarning,
@@ -157,12 +157,12 @@ def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> li
 def write_report(
     path: Path, info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]
 ) -> None:
-    from migrator.sources import write_atomic
+    from migrator.formats.sources import write_atomic
 
     if path.suffix.lower() == ".md":
         text = as_markdown(info, summary, skipped)
     elif path.suffix.lower() == ".sarif":
-        from migrator.sarif import as_sarif
+        from migrator.output.sarif import as_sarif
 
         text = as_sarif(info, summary)
     else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from migrator.sources import split_lines
+from migrator.formats.sources import split_lines
 
 Style = Literal["python", "shell", "requirements"]
 

@@ -23,9 +23,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from migrator.model import MigrationWarning
-from migrator.sources import newline_of, split_lines
-from migrator.textlines import Style, command_spans
+from migrator.core.model import MigrationWarning
+from migrator.formats.sources import newline_of, split_lines
+from migrator.formats.textlines import Style, command_spans
 
 TODO_MARK = "NPU-TODO("
 _TODO = re.compile(r"^[ \t]*# NPU-TODO\([A-Z]{3}\d{3}\): .*$")

@@ -6,7 +6,7 @@ import difflib
 
 import click
 
-from migrator.model import FileResult, Status
+from migrator.core.model import FileResult, Status
 
 
 def _decode(data: bytes | None) -> list[str]:

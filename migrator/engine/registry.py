@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from types import ModuleType
 
-from migrator.profile import GENERIC, Profile
-from migrator.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
+from migrator.contract.profile import GENERIC, Profile
+from migrator.contract.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
 
 GENERIC_PACKAGE = "rules"
 ENTRY_POINT_GROUP = "npu_migrator.targets"

@@ -1,6 +1,6 @@
 """Which lines stdlib-`ast` statements span, and which of them a pattern occurs on.
 
-The fast path (`migrator.pyengine`) and rules' cheap pre-checks both ask "which statements
+The fast path (`migrator.engine.python`) and rules' cheap pre-checks both ask "which statements
 hold a line where this text occurs?" before paying for LibCST; they share these answers.
 """
 

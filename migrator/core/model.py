@@ -91,7 +91,7 @@ class FileResult:
     notes: tuple[str, ...] = ()
     todos_added: int = 0
     todos_removed: int = 0
-    # Skipped: unchanged since a run that found nothing to do in it (see migrator.cache).
+    # Skipped: unchanged since a run that found nothing to do in it (see migrator.engine.cache).
     from_cache: bool = False
     # sha256 of the bytes the rules read, for the cache.
     digest: str | None = None

@@ -33,13 +33,13 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from migrator.ast_lines import first_line, hot_lines, last_line
-from migrator.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.model import Change, MigrationWarning, Suppression
-from migrator.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
-from migrator.sources import SourceError, split_lines
-from migrator.suppressions import MARKER, Suppressions, python_suppressions
-from migrator.target import Target
+from migrator.analysis.ast_lines import first_line, hot_lines, last_line
+from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.contract.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
+from migrator.core.model import Change, MigrationWarning, Suppression
+from migrator.core.target import Target
+from migrator.formats.sources import SourceError, split_lines
+from migrator.formats.suppressions import MARKER, Suppressions, python_suppressions
 
 
 @dataclass

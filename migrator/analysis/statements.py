@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from migrator.cst_helpers import dotted_name
+from migrator.analysis.cst_helpers import dotted_name
 
 Resolver = Callable[[cst.BaseExpression], str | None]
 
