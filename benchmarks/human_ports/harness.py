@@ -545,7 +545,7 @@ def run_project(project: Project, clones: Path, sdk: Path, work: Path, tool: Pat
     result.seconds = seconds
     result.tool_exit = exit_code
     result.check_exit = check_exit
-    result.second_run_changes = int(second.get("summary", {}).get("edits", 0)) if check_exit else 0
+    result.second_run_changes = int(second.get("summary", {}).get("edits", 0))
     result.patch_notes = notes
     result.missing_files = missing
     return result
