@@ -191,3 +191,14 @@ def test_export_skips_missing_blobs_and_patch_is_applied(tmp_path: Path) -> None
 
     assert "1 files clean" in notes
     assert "model.npu()" in (dest / "train.py").read_text()
+
+
+def test_markdown_lists_wrong_edits_and_broken_outputs(tmp_path: Path) -> None:
+    pristine, out, sites_file = _trees(tmp_path)
+    sites, verdicts = harness.load_sites(sites_file)
+    result = harness.score("tiny", sites, verdicts, REPORT, pristine, out)
+
+    text = harness.markdown([result], "abc123", "python -m benchmarks.human_ports")
+
+    assert "- tiny: `train.py:6` NPU010: integer tensor" in text
+    assert "- tiny: `run.sh`" in text

@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(harness.as_json(scores, revision), indent=2) + "\n")
     if args.markdown:
-        args.markdown.write_text(f"Tool at {revision}.\n\n{text}\n")
+        command = "python -m benchmarks.human_ports " + " ".join(argv or sys.argv[1:])
+        args.markdown.write_text(harness.markdown(scores, revision, command))
     return 0
 
 

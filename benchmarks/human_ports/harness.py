@@ -631,3 +631,23 @@ def as_json(scores: Sequence[ProjectScore], tool: str) -> dict[str, Any]:
         }
 
     return {"tool": tool, "projects": [project(score) for score in scores]}
+
+
+def markdown(scores: Sequence[ProjectScore], tool: str, command: str) -> str:
+    """The table, how each patch applied, and the wrong edits and broken outputs to fix."""
+    lines = [f"Tool at `{tool}`, made with:", "", "```sh", command, "```", "", table(scores), ""]
+    lines += ["## How each hand patch applied", ""]
+    for score in scores:
+        exits = f"; migrate exit {score.tool_exit}, --check exit {score.check_exit}"
+        lines.append(f"- **{score.name}**: {score.patch_notes}{exits}")
+    lines += ["", "## Wrong edits (the next rule work must fix these)", ""]
+    wrong = [(s.name, j) for s in scores for j in s.items if j.category == "wrong"]
+    for name, judged in wrong:
+        item = judged.item
+        lines.append(f"- {name}: `{item.file}:{item.line}` {item.code}: {judged.why}")
+    if not wrong:
+        lines.append("None.")
+    lines += ["", "## Broken outputs", ""]
+    broken = [f"- {s.name}: `{path}`" for s in scores for path in s.broken]
+    lines += broken or ["None."]
+    return "\n".join(lines) + "\n"
