@@ -8,10 +8,12 @@ them fails here first.
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import subprocess
 import sys
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -19,7 +21,7 @@ import pytest
 
 from migrator import data
 from migrator.data import release
-from migrator.data.generate import _cann_table, _params, _schema_params, render
+from migrator.data.generate import Sources, _cann_table, _params, _schema_params, render
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASES = ("2.6.0", "2.7.1.post2", "2.7.1.post11", "2.14.0")
@@ -88,6 +90,8 @@ def test_names_popular_libraries_call_exist_on_every_release(version: str) -> No
     params = data.signature("torch_npu", version, "torch_npu", "npu_apply_adam_w")
     assert params is not None and params[:2] == ("beta1_power", "beta2_power")
     assert data.has_name("torch_npu", version, "torch_npu.npu.amp", "GradScaler")
+    scaler = data.signature("torch_npu", version, "torch.npu.amp", "GradScaler")
+    assert scaler is not None and scaler[0] == "init_scale"
 
 
 def test_torch_271_lacks_the_newer_accelerator_apis() -> None:
@@ -186,6 +190,36 @@ def test_the_loader_imports_nothing_else_of_migrator() -> None:
 
 
 # The generator's parsing helpers, on small inputs -------------------------------------
+
+
+def test_sources_follow_imports_inside_the_wheel_and_skip_helpers() -> None:
+    files = {
+        "pkg/__init__.py": (
+            "import os\nfrom typing import Optional\nimport numpy as np\n"
+            "from .impl import *\nfrom pkg.impl import run as go\n"
+            "os.environ['X'] = '1'\nif True:\n    flag, *rest = 1, 2\n_private = 1\n"
+        ),
+        "pkg/impl.py": "__all__ = ['run']\n__all__ += ['Thing']\n"
+        "def run(a, *, b=1): pass\nclass Thing:\n    def __init__(self, x): pass\n"
+        "def hidden(): pass\n",
+        "pkg/sub/__init__.py": "",
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+    with zipfile.ZipFile(buffer) as wheel:
+        exports = Sources(wheel).exports("pkg")
+    assert exports == {
+        "Thing": ["x"],
+        "flag": None,
+        "go": ["a", "*", "b"],
+        "impl": None,
+        "np": None,
+        "rest": None,
+        "run": ["a", "*", "b"],
+        "sub": None,
+    }
 
 
 def test_parameters_are_listed_with_their_markers() -> None:

@@ -127,10 +127,15 @@ def cann_table() -> dict[str, tuple[str, str]]:
     return {release: (row["cann"], row["torch"]) for release, row in table.items()}
 
 
+def _unalias(module: str) -> str:
+    for alias, real in _ALIASES.items():
+        if module == alias or module.startswith(alias + "."):
+            return real + module[len(alias) :]
+    return module
+
+
 def _module(package: str, version: str, module: str) -> dict[str, Any] | None:
-    found: dict[str, Any] | None = _release(package, version)["modules"].get(
-        _ALIASES.get(module, module)
-    )
+    found: dict[str, Any] | None = _release(package, version)["modules"].get(_unalias(module))
     return found
 
 
@@ -141,7 +146,7 @@ def modules(package: str, version: str) -> tuple[str, ...]:
 
 @cache
 def names(package: str, version: str, module: str) -> frozenset[str]:
-    """Public names of `module` (`torch.npu` reads as `torch_npu.npu`) in that release.
+    """Public names of `module` (`torch.npu[.amp]` reads as `torch_npu.npu[.amp]`) in a release.
 
     Raises KeyError for a module the data does not record (not the same as "no names").
     """

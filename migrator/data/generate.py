@@ -158,6 +158,17 @@ def _helper_module(module: str) -> bool:
     return top in sys.stdlib_module_names or top == "typing_extensions"
 
 
+def _bound(target: ast.expr) -> Iterator[str]:
+    """Names an assignment binds (`a, *b = ...`), not the bases of `os.environ[k] = ...`."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound(target.value)
+
+
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements run at import, through every branch of if/try/with (a superset)."""
     for stmt in body:
@@ -244,9 +255,8 @@ class Sources:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
-                    for node in ast.walk(target):
-                        if isinstance(node, ast.Name):
-                            found.names.setdefault(node.id, None)
+                    for bound in _bound(target):
+                        found.names.setdefault(bound, None)
                 if stmt.value is not None and any(
                     isinstance(t, ast.Name) and t.id == "__all__" for t in targets
                 ):
