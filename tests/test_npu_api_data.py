@@ -310,3 +310,10 @@ def test_releases_can_be_given_instead_of_the_data() -> None:
     releases = {"2.7.1.post4": "2.7.1", "2.7.1.post9": "2.7.1", "2.8.0": "2.8.0"}
     assert release.resolve(releases=releases).version == "2.7.1.post9"
     assert release.resolve(project_torch="torch==2.8.0", releases=releases).version == "2.8.0"
+
+
+def test_the_npu_target_mirrors_the_cuda_names_of_the_data() -> None:
+    from migrator.core.target import NPU
+
+    assert NPU.device_apis == data.mirrored_cuda_names(data.default_torch_npu())
+    assert set(DISAGREEING) <= NPU.device_apis
