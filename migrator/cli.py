@@ -35,7 +35,7 @@ from migrator.engine.cache import open_cache
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
 from migrator.engine.files import default_jobs, migrate_text
-from migrator.engine.selection import SelectionError, select, split_codes
+from migrator.engine.selection import SelectionError, renamed, select, split_codes
 from migrator.engine.session import (
     SessionError,
     check_out_dir,
@@ -59,14 +59,45 @@ DEFAULT_STDIN_NAME = "stdin.py"
 
 
 class _DefaultGroup(click.Group):
-    """`migrate PATH ...` runs the migration; `migrate smoke` / `migrate run` are commands."""
+    """`migrate PATH ...` runs the migration; `migrate smoke` / `migrate run` are commands.
+
+    A bare first word names a command (`migrate ./run` migrates a folder named `run`).
+    Commands of profile packages (`smoke`) are added only when a bare word may name one,
+    so `migrate --version` or `migrate .` loads no profile package to parse its flags.
+    """
 
     default_name = "migrate"
+    _loaded = False
+
+    def _load_plugins(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            for command in registry.load().commands:
+                if isinstance(command, click.Command):
+                    self.add_command(command)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugins()
+        return super().list_commands(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and _bare_word(args[0]):
+            self._load_plugins()
         if not args or args[0] not in self.commands or args[0] == self.default_name:
             args = [self.default_name, *args] if args[:1] != [self.default_name] else args
         return super().parse_args(ctx, args)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except registry.RegistryError as error:
+            # A shadowed or broken rule package: one line, never a traceback.
+            click.echo(f"error: {error}", err=True)
+            sys.exit(EXIT_ERROR)
+
+
+def _bare_word(arg: str) -> bool:
+    return re.fullmatch(r"[a-z][a-z0-9-]*", arg) is not None
 
 
 class _MainCommand(click.Command):
@@ -120,6 +151,10 @@ def _print_rules() -> None:
         (rule.code, rule.name, rule.safety.value, loaded.packages[rule], rule.summary)
         for rule in loaded.rules
     ]
+    for profile in loaded.profiles:
+        package = profile.packages[0] if profile.packages else profile.name
+        rows += [(step.code, step.name, "step", package, step.summary) for step in profile.steps]
+    rows = sorted(set(rows))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     for row in rows:
         cells = [row[i].ljust(widths[i]) for i in range(4)]
@@ -132,7 +167,15 @@ def _print_rules() -> None:
 def _explain(code: str) -> int:
     # `--explain "NPU-TODO(NPU050)"` works too: the code is read out of a TODO comment.
     found = re.search(r"[A-Za-z]{3}\d{3}", code)
-    rule = registry.load().by_code(found.group(0) if found else code)
+    loaded = registry.load()
+    wanted = (found.group(0) if found else code).upper()
+    wanted = loaded.aliases.get(wanted, wanted)
+    step = loaded.step(wanted)
+    if step is not None:
+        click.echo(f"{step.code} {step.name} (profile step)\n")
+        click.echo(step.explain())
+        return EXIT_OK
+    rule = loaded.by_code(wanted)
     if rule is None:
         click.echo(f"error: unknown rule code {code!r} (see --list-rules)", err=True)
         return EXIT_ERROR
@@ -154,12 +197,12 @@ def _indent(text: str) -> str:
     return "".join(f"    {line}" for line in text.splitlines(keepends=True))
 
 
-def _selected_rules(
-    profile_rules: Sequence[Any], select_: Sequence[str], ignore: Sequence[str]
-) -> tuple[str, ...]:
-    loaded = registry.load()
-    chosen = select(profile_rules, split_codes(select_), split_codes(ignore), loaded.rules)
-    return tuple(rule.code for rule in chosen)
+def _codes(values: Sequence[str], origin: str, out: _Out) -> list[str]:
+    """Codes and prefixes as given, retired codes mapped to their successors (with a warning)."""
+    codes, notes = renamed(split_codes(values), registry.load().aliases)
+    for note in notes:
+        out.err(f"warning: {origin}: {note}")
+    return codes
 
 
 class _Failure(Exception):
@@ -396,7 +439,7 @@ def _config(start: Path) -> Config:
         raise _Failure(str(error)) from None
 
 
-def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
+def _resolve(request: _Request, root: Path, config: Config, out: _Out) -> _Resolved:
     """Merge the flags over `[tool.migrate]`: a flag that is given replaces the key."""
     profile_name = request.profile_name or config.profile or "auto"
     select_, select_from = request.select, "--select"
@@ -410,14 +453,17 @@ def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
     except SessionError as error:
         where = "--profile" if request.profile_name else config.where("profile")
         raise _Failure(f"{where}: {error}") from None
-    profile_rules = registry.load().for_profile(profile)
-    loaded = registry.load().rules
-    for codes, origin in ((select_, select_from), (ignore, ignore_from)):
+    loaded = registry.load()
+    profile_rules = loaded.for_profile(profile)
+    selected = _codes(select_, select_from, out)
+    ignored = _codes(ignore, ignore_from, out)
+    for given, origin in ((selected, select_from), (ignored, ignore_from)):
         try:
-            select(profile_rules, split_codes(codes), [], loaded)
+            select(profile_rules, given, [], loaded.codes)
         except SelectionError as error:
             raise _Failure(f"{origin}: {error}") from None
-    codes = _selected_rules(profile_rules, select_, ignore)
+    codes = tuple(rule.code for rule in select(profile_rules, selected, ignored, loaded.codes))
+    step_codes = tuple(step.code for step in select(profile.steps, selected, ignored, loaded.codes))
     if request.entries:
         entries = _entry_points(root, request.entries, "--entry")
     elif config.entry is not None:
@@ -428,8 +474,9 @@ def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
     annotate = request.annotate if request.annotate is not None else config.annotate
     options = RuleOptions(entry_points=entries, transfer_to_npu=transfer is not False)
     settings = Settings(
-        TARGETS[request.target_name], codes, options, full=request.full, annotate=bool(annotate)
-    )
+        TARGETS[request.target_name], codes, options, full=request.full, annotate=bool(annotate),
+        step_codes=step_codes,
+    )  # fmt: skip
     exclude, base = request.exclude, ""
     if not exclude and config.exclude is not None and config.folder is not None:
         exclude = config.exclude
@@ -441,7 +488,7 @@ def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
 def _run(request: _Request, out: _Out) -> int:
     path = request.path
     root = path.resolve() if path.is_dir() else path.resolve().parent
-    resolved = _resolve(request, root, _config(root))
+    resolved = _resolve(request, root, _config(root), out)
     settings, profile = resolved.settings, resolved.profile
     if request.out_dir is not None:
         try:
@@ -539,7 +586,7 @@ def _run_stdin(request: _Request, out: _Out) -> int:
             rel = full.resolve().relative_to(root).as_posix()
         except ValueError:
             rel = name.as_posix().lstrip("/")
-        resolved = _resolve(request, root, config)
+        resolved = _resolve(request, root, config, out)
     except _Failure:
         _echo_bytes(data, request)
         raise
@@ -578,11 +625,11 @@ def _echo_bytes(data: bytes, request: _Request) -> None:
 
 
 def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
-    from migrator.engine.session import count
+    from migrator.engine.session import count, steps
 
     if out.quiet or not sys.stderr.isatty():
         return lambda: None
-    total = count(the_plan) + len(the_plan.profile.steps)
+    total = count(the_plan) + len(steps(the_plan))
     if total < PROGRESS_THRESHOLD:
         return lambda: None
     from rich.console import Console
@@ -666,11 +713,6 @@ def run_command(
         command += ["--report", str(report_dir)]
     args = list(program[1:] if program[:1] == ("--",) else program)
     sys.exit(subprocess.call([*command, *args]))
-
-
-for _command in registry.load().commands:
-    if isinstance(_command, click.Command):
-        main.add_command(_command)
 
 
 if __name__ == "__main__":

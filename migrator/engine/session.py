@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from migrator.contract.profile import GENERIC, Profile, StepInput
+from migrator.contract.profile import GENERIC, Profile, Step, StepInput
 from migrator.contract.rule import RuleOptions
 from migrator.core.model import FileResult, RunSummary, Status
 from migrator.engine import registry
@@ -77,12 +77,18 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
         yield result
     if plan.cache is not None:
         store(plan.cache, results)
-    for step in plan.profile.steps:
+    for step in steps(plan):
         so_far = tuple(results)
         given = StepInput(plan.root, plan.tree.files, so_far, plan.settings.target, plan.options)
         for result in step(given):
             results.append(replace(result, old_data=None, new_data=None))
             yield result
+
+
+def steps(plan: Plan) -> list[Step]:
+    """The profile's steps that the selection keeps, in the profile's order."""
+    chosen = plan.settings.step_codes
+    return [step for step in plan.profile.steps if chosen is None or step.code in chosen]
 
 
 def count(plan: Plan) -> int:

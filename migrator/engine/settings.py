@@ -18,6 +18,8 @@ class Settings:
     full: bool = False
     # Leave a `# NPU-TODO(CODE): action` comment above each warning (migrator.engine.annotate).
     annotate: bool = False
+    # The profile steps (DIT090...) to run, by code; None: all of the profile's.
+    step_codes: tuple[str, ...] | None = None
 
     def rules(self) -> list[type[Rule]]:
         from migrator.engine import registry
