@@ -495,10 +495,10 @@ def _run(request: _Request, out: _Out) -> int:
             check_out_dir(root, request.out_dir)
         except SessionError as error:
             raise _Failure(str(error)) from None
-    cache, cache_note = open_cache(settings) if request.cache else (None, None)
-    the_plan = plan(
-        path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base, cache
-    )
+    the_plan = plan(path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base)
+    # After the plan: the run key covers the project view the plan computed.
+    cache, cache_note = open_cache(the_plan.settings) if request.cache else (None, None)
+    the_plan = replace(the_plan, cache=cache)
     summary = RunSummary()
     pending: list[FileResult] = []
     if out.verbose:

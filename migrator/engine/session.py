@@ -14,6 +14,7 @@ from migrator.core.model import FileResult, RunSummary, Status
 from migrator.engine import registry
 from migrator.engine.cache import CacheRef, store
 from migrator.engine.files import candidates, migrate_files
+from migrator.engine.project import build as build_project
 from migrator.engine.settings import Settings
 from migrator.engine.walk import Tree, git_toplevel, walk
 from migrator.formats.sources import write_atomic
@@ -61,6 +62,9 @@ def plan(
     cache: CacheRef | None = None,
 ) -> Plan:
     tree = walk(path, exclude, exclude_base)
+    # Facts about the whole project, once, before the per-file passes: they travel to the
+    # workers (and into the cache's run key) inside the settings.
+    settings = replace(settings, project=build_project(tree.root, tree.files))
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 
