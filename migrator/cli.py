@@ -433,8 +433,12 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     metavar="FILE",
     help="Write a report: JSON, or Markdown for .md, SARIF for .sarif.",
 )
-@click.option("--list-rules", is_flag=True, help="List the rules and profiles, then exit.")
-@click.option("--explain", "explain_code", metavar="CODE", help="Explain a rule, then exit.")
+@click.option(
+    "--list-rules", is_flag=True, help="List the rules, profile steps and profiles, then exit."
+)
+@click.option(
+    "--explain", "explain_code", metavar="CODE", help="Explain a rule or profile step, then exit."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary line.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also suppressions, skipped paths, config and cache."
