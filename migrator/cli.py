@@ -20,15 +20,7 @@ import click
 from migrator import __version__
 from migrator.contract.profile import Profile
 from migrator.contract.rule import RuleOptions
-from migrator.core.model import (
-    Change,
-    FileResult,
-    MigrationWarning,
-    RunSummary,
-    SkippedPath,
-    Status,
-    Suppression,
-)
+from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
 from migrator.core.target import TARGETS
 from migrator.engine import registry
 from migrator.engine.cache import open_cache
@@ -109,7 +101,7 @@ def _display(root: Path, rel: str) -> str:
     return str(full) if shown.startswith("..") else shown
 
 
-def _change_line(change: Change | MigrationWarning | Suppression, shown: str) -> str:
+def _change_line(change: Finding, shown: str) -> str:
     text = change.format()
     return shown + text[len(change.path) :]
 

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import Finding
 
 
 class CudaSource(TextRule):
@@ -38,11 +39,11 @@ class CudaSource(TextRule):
         Example('SOURCES = ["ops.cpp", "kernel.cu"]\n', path="build.py"),
     )
 
-    def apply(self, text: str) -> str:
-        self.warn_at(
+    def check(self, text: str) -> list[Finding]:
+        warning = self.warning(
             1,
             1,
             fill("CUDA source file: nvcc-compiled kernels do not run on the {DEVICE}", self.target),
             fill("replace its kernels with PyTorch ops or {kernel_language}", self.target),
         )
-        return text
+        return [warning]

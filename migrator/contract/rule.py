@@ -25,7 +25,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
 from migrator.analysis.statements import suites
-from migrator.core.model import Change, MigrationWarning, Safety, Suppression
+from migrator.core.model import Finding, Fix, Kind, Safety, TextEdit
 from migrator.core.target import NPU, Target
 from migrator.formats.suppressions import Suppressions
 
@@ -116,9 +116,8 @@ class RuleContext:
     line_map: Sequence[int] | None = None
     # What the rule's `file_facts` found in the whole file (see Rule.file_facts).
     facts: object = None
-    changes: list[Change] = field(default_factory=list)
-    warnings: list[MigrationWarning] = field(default_factory=list)
-    suppressed: list[Suppression] = field(default_factory=list)
+    # What the rules found, in the order they found it (the engine sorts it).
+    findings: list[Finding] = field(default_factory=list)
     imports: list[ImportRequest] = field(default_factory=list)
     # Text files: (first, last) line of the command holding each line, for suppressions.
     spans: list[tuple[int, int]] | None = None
@@ -154,8 +153,13 @@ class RuleContext:
         line = self.suppressions.covering(code, first, last)
         if line is None:
             return False
-        self.suppressed.append(Suppression(self.path, line, code))
+        self.findings.append(Finding.suppression(self.path, line, code))
         return True
+
+    @property
+    def edits(self) -> int:
+        """How many edits have been recorded (a pass that records none changed nothing)."""
+        return sum(1 for finding in self.findings if finding.kind is Kind.EDIT)
 
 
 @dataclass(frozen=True)
@@ -596,7 +600,11 @@ class PythonRule(Rule, cst.CSTTransformer):
         if self.ctx.is_suppressed(self.code, first, last):
             return updated
         needs_review = self.safety is Safety.REVIEW if review is None else review
-        self.ctx.changes.append(Change(self.ctx.path, first, col, self.code, message, needs_review))
+        self.ctx.findings.append(
+            Finding.change(
+                self.ctx.path, first, col, self.code, message, needs_review, end_line=last
+            )
+        )
         return replacement
 
     def record(self, original: cst.CSTNode, message: str, *, review: bool | None = None) -> bool:
@@ -611,8 +619,10 @@ class PythonRule(Rule, cst.CSTTransformer):
         first, col, last = self.ctx.span(node)
         if self.ctx.is_suppressed(self.code, first, last):
             return
-        self.ctx.warnings.append(
-            MigrationWarning(self.ctx.path, first, col, self.code, message, suggestion)
+        self.ctx.findings.append(
+            Finding.warning(
+                self.ctx.path, first, col, self.code, message, suggestion, end_line=last
+            )
         )
 
     def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
@@ -628,7 +638,9 @@ class TextRule(Rule):
     """A rule for non-Python files (shell scripts, requirements, configs).
 
     `patterns` are globs matched against the file name and against the relative path.
-    `apply` returns the new text; it must keep every byte it does not mean to edit.
+    `check` returns what the rule found; its fixes are data: an edit finding (`change`)
+    carries `TextEdit`s, offsets into the text it was given, and the engine applies them
+    unless a `# migrate: ignore` comment covers the finding or its edits overlap another's.
     """
 
     patterns: ClassVar[tuple[str, ...]]
@@ -641,38 +653,27 @@ class TextRule(Rule):
             for pattern in cls.patterns
         ) and cls.applies_to(path)
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         raise NotImplementedError
 
-    def change_at(
-        self, line: int, col: int, message: str, *, review: bool | None = None, last: int = 0
-    ) -> bool:
-        """Record an edit at a 1-based line/column; False if a suppression forbids it.
+    def change(
+        self, line: int, col: int, message: str, *edits: TextEdit, review: bool | None = None,
+        last: int = 0,
+    ) -> Finding:  # fmt: skip
+        """An edit at a 1-based line/column made by `edits`.
 
         `last` is the final line of a multi-line construct the rule knows better than the
-        engine's continued-command spans.
+        engine's continued-command spans (a suppression comment there covers the finding).
         """
-        if self._suppressed(line, last):
-            return False
         needs_review = self.safety is Safety.REVIEW if review is None else review
-        self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
-        return True
-
-    def warn_at(
-        self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
-    ) -> None:
-        if self._suppressed(line, last):
-            return
-        self.ctx.warnings.append(
-            MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)
+        fix = Fix(edits, Safety.REVIEW if needs_review else Safety.SAFE)
+        return Finding.change(
+            self.ctx.path, line, col, self.code, message, needs_review, end_line=last, fix=fix
         )
 
-    def _suppressed(self, line: int, last: int = 0) -> bool:
-        """A comment on the line, or on the first or last line of its continued command."""
-        if self.ctx.is_suppressed(self.code, line, max(line, last)):
-            return True
-        spans = self.ctx.spans
-        if spans is None or not 1 <= line <= len(spans):
-            return False
-        first, last = spans[line - 1]
-        return (first, last) != (line, line) and self.ctx.is_suppressed(self.code, first, last)
+    def warning(
+        self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
+    ) -> Finding:
+        return Finding.warning(
+            self.ctx.path, line, col, self.code, message, suggestion, end_line=last
+        )
