@@ -41,6 +41,7 @@ from migrator.engine.session import (
 )
 from migrator.engine.settings import Settings
 from migrator.output.diff import colour, unified
+from migrator.output.docs import fix_safety
 from migrator.output.report import RunInfo, write_report
 
 EXIT_OK = 0
@@ -108,14 +109,16 @@ def _change_line(change: Finding, shown: str) -> str:
 
 def _print_rules() -> None:
     loaded = registry.load()
-    rows = [
-        (rule.code, rule.name, rule.safety.value, loaded.packages[rule], rule.summary)
+    rows = [("CODE", "NAME", "FIX", "SAFETY", "PACKAGE", "SUMMARY")]
+    rows += [
+        (rule.code, rule.name, rule.fix_availability.value, fix_safety(rule),
+         loaded.packages[rule], rule.summary)
         for rule in loaded.rules
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        cells = [row[i].ljust(widths[i]) for i in range(4)]
-        click.echo("  ".join([*cells, row[4]]))
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        click.echo("  ".join([*cells, row[5]]))
     click.echo("\nProfiles:")
     for profile in loaded.profiles:
         click.echo(f"  {profile.name}: {profile.summary}")

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
-from migrator.core.model import Finding
+from migrator.core.model import Finding, FixAvailability
 
 
 class CudaSource(TextRule):
@@ -29,6 +29,7 @@ class CudaSource(TextRule):
     """
 
     code = "NPU056"
+    fix_availability = FixAvailability.NEVER
     name = "cuda-source"
     summary = "Report each .cu/.cuh file once: CUDA kernels must be ported by hand."
     # The empty token occurs in every text: the file name, not its content, decides.

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
-from migrator.core.model import Finding
+from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _SMI = "nvidia-smi"
@@ -37,6 +37,7 @@ class NvidiaSmi(TextRule):
     """
 
     code = "NPU103"
+    fix_availability = FixAvailability.NEVER
     name = "nvidia-smi"
     summary = "Report nvidia-smi calls in shell scripts (the NPU's tool is npu-smi)."
     tokens = (_SMI,)

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
-from migrator.core.model import Finding
+from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _DIRECTIVE = re.compile(r"#SBATCH\s+(?P<options>.*)")
@@ -41,6 +41,7 @@ class SlurmGpuRequest(TextRule):
     """
 
     code = "NPU101"
+    fix_availability = FixAvailability.NEVER
     name = "slurm-gpu-request"
     summary = (
         "Report Slurm GPU requests (#SBATCH --gres=gpu:N, --gpus...); NPU resources are site-set."

@@ -25,7 +25,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
 from migrator.analysis.statements import suites
-from migrator.core.model import Finding, Fix, Kind, Safety, TextEdit
+from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
 from migrator.core.target import NPU, Target
 from migrator.formats.suppressions import Suppressions
 
@@ -206,6 +206,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     safety: ClassVar[Safety] = Safety.SAFE
+    # Whether its findings come with an edit: always, sometimes (it warns where it cannot
+    # edit), or never (a report-only rule, whose `safety` then says nothing).
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
     tokens: ClassVar[tuple[str, ...]]
     # Regexes for constructs a plain token cannot pin down (`.cpu()\n.numpy()`); a rule
     # declares tokens, patterns or both, and acts only where one of them matches.
