@@ -35,7 +35,8 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.analysis.ast_lines import first_line, hot_lines, last_line
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.contract.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
+from migrator.analysis.scopes import PassCache
+from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.core.model import Finding, Outcome, settled
 from migrator.core.target import Target
 from migrator.formats.sources import SourceError, split_lines
