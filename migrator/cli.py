@@ -18,15 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from migrator import __version__
-from migrator.core.model import (
-    Change,
-    FileResult,
-    MigrationWarning,
-    RunSummary,
-    SkippedPath,
-    Status,
-    Suppression,
-)
+from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
 from migrator.core.target import TARGETS
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
@@ -133,27 +125,33 @@ def _display(root: Path, rel: str) -> str:
     return str(full) if shown.startswith("..") else shown
 
 
-def _change_line(change: Change | MigrationWarning | Suppression, shown: str) -> str:
+def _change_line(change: Finding, shown: str) -> str:
     text = change.format()
     return shown + text[len(change.path) :]
 
 
 def _print_rules() -> None:
     from migrator.engine import registry
+    from migrator.output.docs import fix_safety
 
     loaded = registry.load()
-    rows = [
-        (rule.code, rule.name, rule.safety.value, loaded.packages[rule], rule.summary)
+    rows = [("CODE", "NAME", "FIX", "SAFETY", "PACKAGE", "SUMMARY")]
+    rows += [
+        (rule.code, rule.name, rule.fix_availability.value, fix_safety(rule),
+         loaded.packages[rule], rule.summary)
         for rule in loaded.rules
-    ]
+    ]  # fmt: skip
     for profile in loaded.profiles:
         package = profile.packages[0] if profile.packages else profile.name
-        rows += [(step.code, step.name, "step", package, step.summary) for step in profile.steps]
-    rows = sorted(set(rows))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        rows += [
+            (step.code, step.name, "always", "step", package, step.summary)
+            for step in profile.steps
+        ]
+    rows = [rows[0], *sorted(set(rows[1:]))]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        cells = [row[i].ljust(widths[i]) for i in range(4)]
-        click.echo("  ".join([*cells, row[4]]))
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        click.echo("  ".join([*cells, row[5]]))
     click.echo("\nProfiles:")
     for profile in loaded.profiles:
         click.echo(f"  {profile.name}: {profile.summary}")

@@ -10,13 +10,15 @@ like, shell and requirements rules), so a test sees only the fixtures' reports.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import libcst as cst
 import pytest
 
 from migrator.contract.rule import Example, PythonRule, TextRule
+from migrator.core.model import Finding, TextEdit
 from migrator.engine import registry
-from migrator.formats.sources import newline_of, split_lines
+from migrator.formats.sources import split_lines
 
 
 class FlashAttnCall(PythonRule):
@@ -71,17 +73,26 @@ class ShellCudaDevices(TextRule):
     tokens = ("CUDA_VISIBLE_DEVICES", "nvidia-smi")
     patterns = ("*.sh",)
 
-    def apply(self, text: str) -> str:
-        out: list[str] = []
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        offset = 0
         for number, line in enumerate(split_lines(text), start=1):
             at = line.find("CUDA_VISIBLE_DEVICES")
-            if at >= 0 and self.change_at(number, at + 1, "-> ASCEND_RT_VISIBLE_DEVICES"):
-                line = line.replace("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES")
+            if at >= 0:
+                edits = [
+                    TextEdit(offset + m.start(), offset + m.end(), "ASCEND_RT_VISIBLE_DEVICES")
+                    for m in re.finditer("CUDA_VISIBLE_DEVICES", line)
+                ]
+                found.append(self.change(number, at + 1, "-> ASCEND_RT_VISIBLE_DEVICES", *edits))
             at = line.find("nvidia-smi")
             if at >= 0 and not line.lstrip().startswith("#"):
-                self.warn_at(number, at + 1, "nvidia-smi does not exist here", "use npu-smi info")
-            out.append(line)
-        return "".join(out)
+                found.append(
+                    self.warning(
+                        number, at + 1, "nvidia-smi does not exist here", "use npu-smi info"
+                    )
+                )
+            offset += len(line)
+        return found
 
 
 class RequirementsFlashAttn(TextRule):
@@ -93,16 +104,18 @@ class RequirementsFlashAttn(TextRule):
     tokens = ("flash-attn", "nvidia-")
     patterns = ("requirements*.txt",)
 
-    def apply(self, text: str) -> str:
-        out: list[str] = []
-        newline = newline_of(text)
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        offset = 0
         for number, line in enumerate(split_lines(text), start=1):
             if line.startswith("flash-attn"):
-                self.warn_at(number, 1, "flash-attn has no NPU build", "remove it")
-            if line.startswith("nvidia-") and self.change_at(number, 1, "drop CUDA wheel"):
-                line = "# " + line.rstrip("\r\n") + newline
-            out.append(line)
-        return "".join(out)
+                found.append(self.warning(number, 1, "flash-attn has no NPU build", "remove it"))
+            if line.startswith("nvidia-"):
+                found.append(
+                    self.change(number, 1, "drop CUDA wheel", TextEdit(offset, offset, "# "))
+                )
+            offset += len(line)
+        return found
 
 
 class LaunchedScript(PythonRule):

@@ -58,7 +58,7 @@ def test_explain_knows_the_profile_steps(code: str) -> None:
 def test_list_rules_lists_the_profile_steps() -> None:
     listed = invoke("--list-rules").stdout
     for code in STEPS:
-        assert re.search(rf"^{code}  \S+\s+step\s+target_dit4dit\s+\S", listed, re.M), code
+        assert re.search(rf"^{code}  \S+\s+always\s+step\s+target_dit4dit\s+\S", listed, re.M), code
 
 
 def test_ignore_skips_a_profile_step(tmp_path: Path) -> None:

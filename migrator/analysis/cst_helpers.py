@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -100,6 +100,18 @@ def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
     separator = previous_comma if isinstance(previous_comma, cst.Comma) else trailing
     args[-1] = last.with_changes(comma=separator)
     return call.with_changes(args=[*args, new.with_changes(comma=trailing)])
+
+
+def assigned_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The targets an assignment target stands for, unpacked: `a, (b, *c) = ...` gives
+    `a`, `b`, `c` (names, attributes or subscripts, as written)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from assigned_targets(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_targets(target.value)
+    else:
+        yield target
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
