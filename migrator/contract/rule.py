@@ -10,6 +10,7 @@ before/after examples. Its docstring says why; `--explain` and the README print 
 from __future__ import annotations
 
 import ast
+import contextlib
 import fnmatch
 import functools
 import inspect
@@ -24,6 +25,7 @@ from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
+from migrator.analysis.cst_helpers import is_availability_test
 from migrator.analysis.statements import suites
 from migrator.core.model import Change, MigrationWarning, Safety, Suppression
 from migrator.core.target import NPU, Target
@@ -310,6 +312,10 @@ def _walk_statements(
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             collector._bind(statement.name.value, None)
             continue
+        if isinstance(statement, (cst.Try, cst.If)) and _walk_optional_import(
+            statement, collector, walrus
+        ):
+            continue
         if walrus:
             statement.visit(collector)
             continue
@@ -329,6 +335,48 @@ def _walk_statements(
         if isinstance(statement, cst.BaseCompoundStatement):
             for suite in suites(statement):
                 _walk_statements(suite.body, collector, walrus)
+
+
+def _imported_names(block: cst.BaseSuite) -> frozenset[str]:
+    """Names the import statements directly in a block bind."""
+    found = _LocalBindings()
+    if isinstance(block, cst.IndentedBlock):
+        for line in block.body:
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        small.visit(found)
+    return frozenset(found.names)
+
+
+def _walk_optional_import(
+    statement: cst.Try | cst.If, collector: _LocalBindings, walrus: bool
+) -> bool:
+    """The optional-import idioms, as `migrator.analysis.bindings` reads them at module
+    level: a fallback assignment in an `except` handler (or the `else` of an
+    `if is_x_available():`) does not spoil the name the import binds. False: not one."""
+    if isinstance(statement, cst.If):
+        if not is_availability_test(statement.test) or statement.orelse is None:
+            return False
+        if walrus:
+            statement.test.visit(collector)
+        _walk_statements(statement.body.body, collector, walrus)
+        with collector.falling_back(_imported_names(statement.body)):
+            orelse = statement.orelse
+            _walk_statements(
+                [orelse] if isinstance(orelse, cst.If) else orelse.body.body, collector, walrus
+            )
+        return True
+    _walk_statements(statement.body.body, collector, walrus)
+    imported = _imported_names(statement.body)
+    for handler in statement.handlers:
+        collector.visit_ExceptHandler(handler)
+        with collector.falling_back(imported):
+            _walk_statements(handler.body.body, collector, walrus)
+    for block in (statement.orelse, statement.finalbody):
+        if block is not None:
+            _walk_statements(block.body.body, collector, walrus)
+    return True
 
 
 def _function_bindings(node: cst.FunctionDef, walrus: bool = True) -> dict[str, Binding]:
@@ -364,8 +412,20 @@ class _LocalBindings(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: dict[str, Binding] = {}
         self.declared: set[str] = set()
+        # Names an optional import bound, while its fallback branch is walked.
+        self.fallback: frozenset[str] = frozenset()
+
+    @contextlib.contextmanager
+    def falling_back(self, names: frozenset[str]) -> Iterator[None]:
+        outer, self.fallback = self.fallback, self.fallback | names
+        try:
+            yield
+        finally:
+            self.fallback = outer
 
     def _bind(self, name: str, value: Binding) -> None:
+        if value is None and name in self.fallback:
+            return
         if name in self.names and self.names[name] != value:
             self.names[name] = None
         else:

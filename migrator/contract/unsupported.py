@@ -28,23 +28,23 @@ An import guarded as optional is not reported: inside a `try` whose handlers cat
 ImportError (or ModuleNotFoundError, Exception, a bare `except`), under an
 `if is_<x>_available():` test, or under `if TYPE_CHECKING:`. The code already runs without
 the package, and on the target host it takes the fallback; calls through names the guarded
-import binds are still reported where they resolve.
+import binds are still reported where they resolve, also when the `except` handler or the
+`else` branch assigns a fallback to the name (`flash_attn_func = None`): that code path is
+what a person has to replace.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import libcst as cst
 
-from migrator.analysis.cst_helpers import dotted_name
+from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.core.target import Target
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-_AVAILABILITY = re.compile(r"^is_\w*available$|^TYPE_CHECKING$")
 
 
 def reported(before: str, path: str = "example.py") -> Example:
@@ -90,27 +90,6 @@ def _catches_import_error(node: cst.Try) -> bool:
     return False
 
 
-class _AvailabilityTest(cst.CSTVisitor):
-    """Finds `is_x_available()` calls or `TYPE_CHECKING` in an `if` test."""
-
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if _AVAILABILITY.match(node.value):
-            self.found = True
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if _AVAILABILITY.match(node.attr.value):
-            self.found = True
-
-
-def _is_availability_test(test: cst.BaseExpression) -> bool:
-    finder = _AvailabilityTest()
-    test.visit(finder)
-    return finder.found
-
-
 class UnsupportedConstruct(PythonRule):
     """Reports imports, calls and decorators of a CUDA-only API; see the module docstring."""
 
@@ -145,11 +124,11 @@ class UnsupportedConstruct(PythonRule):
             self._guards -= 1
 
     def visit_If_body(self, node: cst.If) -> None:
-        if _is_availability_test(node.test):
+        if is_availability_test(node.test):
             self._guards += 1
 
     def leave_If_body(self, node: cst.If) -> None:
-        if _is_availability_test(node.test):
+        if is_availability_test(node.test):
             self._guards -= 1
 
     # Imports --------------------------------------------------------------------------
