@@ -10,8 +10,11 @@ from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
 _CUDA_BACKENDS = frozenset({"inductor", "cudagraphs", "tensorrt", "torch_tensorrt"})
-# Keras' Model.compile takes these; nn.Module.compile does not.
-_KERAS_ARGUMENTS = ("optimizer", "loss", "metrics")
+# Keras' Model.compile and distutils' CCompiler.compile take these; nn.Module.compile does not.
+_OTHER_COMPILE_ARGUMENTS = (
+    "optimizer", "loss", "metrics", "output_dir", "macros", "include_dirs", "extra_preargs",
+    "extra_postargs", "depends",
+)  # fmt: skip
 
 
 class TorchCompileBackend(UnsupportedConstruct):
@@ -33,8 +36,9 @@ class TorchCompileBackend(UnsupportedConstruct):
     `nn.Module.compile(...)` (`model.compile()`, `self.backbone.compile(mode=...)`), which
     compiles the module in place with the same backends, is reported the same way, in files
     that import torch: a `.compile` method call whose receiver is not an imported module
-    (`re.compile` is not) and that passes none of Keras' `optimizer=` / `loss=` /
-    `metrics=`.
+    (`re.compile` is not), that passes none of Keras' `optimizer=` / `loss=` / `metrics=`
+    nor distutils' `output_dir=` / `macros=` / `include_dirs=` / `extra_preargs=`, and whose
+    first argument is not a list of sources.
 
     Example: `model = torch.compile(model)` and `model.compile()` are reported;
     `torch.compile(model, backend=npu_backend)` is not.
@@ -80,7 +84,8 @@ class TorchCompileBackend(UnsupportedConstruct):
             and func.attr.value == "compile"
             and self.qualname(func) is None
             and not isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
-            and not any(find_arg(node, None, word) for word in _KERAS_ARGUMENTS)
+            and not any(find_arg(node, None, word) for word in _OTHER_COMPILE_ARGUMENTS)
+            and not (node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)))
             and self._imports_torch()
         ):
             text = self.describe("torch.nn.Module.compile", node)

@@ -26,7 +26,9 @@ reported again.
 
 An import guarded as optional is not reported: inside a `try` whose handlers catch
 ImportError (or ModuleNotFoundError, Exception, a bare `except`), under an
-`if is_<x>_available():` test, or under `if TYPE_CHECKING:`. The code already runs without
+`if is_<x>_available():` test (or a test of a name assigned such a call earlier in the
+same statement or function: `is_fa2 = is_flash_attn_2_available()`, `if is_fa2:`), or under
+`if TYPE_CHECKING:`. The code already runs without
 the package, and on the target host it takes the fallback; calls through names the guarded
 import binds are still reported where they resolve, also when the `except` handler or the
 `else` branch assigns a fallback to the name (`flash_attn_func = None`): that code path is
@@ -90,6 +92,17 @@ def _catches_import_error(node: cst.Try) -> bool:
     return False
 
 
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+    node.visit(_Find())
+    return found
+
+
 class UnsupportedConstruct(PythonRule):
     """Reports imports, calls and decorators of a CUDA-only API; see the module docstring."""
 
@@ -102,6 +115,8 @@ class UnsupportedConstruct(PythonRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._guards = 0
+        # Names that hold an availability test's result.
+        self._flags: set[str] = set()
         self._decorator_calls: set[int] = set()
 
     # What is reported -----------------------------------------------------------------
@@ -124,12 +139,26 @@ class UnsupportedConstruct(PythonRule):
             self._guards -= 1
 
     def visit_If_body(self, node: cst.If) -> None:
-        if is_availability_test(node.test):
+        if self._is_guard(node.test):
             self._guards += 1
 
     def leave_If_body(self, node: cst.If) -> None:
-        if is_availability_test(node.test):
+        if self._is_guard(node.test):
             self._guards -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `is_fa2 = is_flash_attn_2_available()`, tested later as `if ... and is_fa2:`.
+        if isinstance(node.value, cst.Call) and is_availability_test(node.value.func):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self._flags.add(target.target.value)
+
+    def _is_guard(self, test: cst.BaseExpression) -> bool:
+        if is_availability_test(test):
+            return True
+        return bool(self._flags) and any(
+            isinstance(node, cst.Name) and node.value in self._flags for node in _names(test)
+        )
 
     # Imports --------------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:

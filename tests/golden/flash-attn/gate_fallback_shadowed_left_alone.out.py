@@ -15,3 +15,12 @@ def attend_local(q, k, v):
         fa = None
     fa = make_sdpa_attention()
     return fa(q, k, v)
+
+
+def lazy_imports(implementation):
+    is_fa2 = is_flash_attn_2_available()
+    if implementation == "flash_attention_2" and is_fa2:
+        from flash_attn import flash_attn_func
+    elif is_torch_npu_available():
+        from .npu_flash_attention import npu_flash_attn_func as flash_attn_func
+    return flash_attn_func
