@@ -163,7 +163,11 @@ class Float64Device(PythonRule):
 
     Caveats: float64 on CPU-only code is not reported: a site counts as on the device only
     when its own expression places it there, or when its function moves something to a
-    device (`.cuda()`, `.npu()`, `.to(device)`, `device=...`, a collective). numpy arrays
+    device (`.cuda()`, `.npu()`, `.to(device)`, `device=...`, a collective). Code that
+    cannot run on the device is skipped: a `with torch.device("cpu"):` block, a factory
+    whose `device=` is a tensor's `.device` made on the CPU, and the `else` of an `if`
+    whose test names the target device (`if x.device.type in {"mps", "npu"}:`, the
+    project's own NPU path). numpy arrays
     that are float64 by default (`np.zeros(n)`, `np.array([1.0])`) are not known to be
     float64 and are not reported; nor is `torch.set_default_dtype(torch.float64)`. Names
     are followed within one function (or one module-level statement), in source order.
