@@ -17,3 +17,7 @@ def intrinsics(k, device):
     k = th.tensor(np.array(k, dtype=np.float64), device=device)
     rot = th.zeros(3, 3, dtype=th.double, device=k.device)
     return k.to(device, th.float64), rot
+
+
+def legacy_cast(x):
+    return x.type(th.cuda.DoubleTensor)
