@@ -19,7 +19,8 @@ Ranges:
 |----------------|----------------------------------------------------------------------|
 | NPU001-NPU029  | Python rewrites of device, precision and API constructs               |
 | NPU030-NPU049  | entry-point set-up (torch_npu, transfer_to_npu, mx_driving patcher)   |
-| NPU050-NPU099  | Python constructs that cannot be migrated: warnings, never rewrites   |
+| NPU050-NPU089  | Python constructs that cannot be migrated: warnings, never rewrites   |
+| NPU090-NPU099  | suggestions: optional NPU tuning hand ports add, notes, never edits   |
 | NPU100-NPU149  | shell scripts, requirements files and other non-Python files          |
 | DIT001-DIT099  | the DiT4DiT profile (package `target_dit4dit`)                        |
 
@@ -33,10 +34,16 @@ reports keep the file's own line numbers and later rules see settled code:
 | 800      | insert whole lines inside functions                                 |
 | 900      | insert module-level set-up (entry-point-setup)                      |
 
-Within NPU050-NPU099 one code names one CUDA-only construct (a package, an API family, a
+Within NPU050-NPU089 one code names one CUDA-only construct (a package, an API family, a
 file type), so a project that knowingly keeps one can `--ignore` exactly that code. These
 rules build on `migrator.contract.unsupported` and never edit; NPU056 (`.cu`/`.cuh` files) is the
 one text rule among them.
+
+NPU090-NPU099 are suggestions, not problems: code that runs on the NPU as it is, where hand
+ports added an NPU run-time setting or a fused kernel. Their messages start with
+"suggestion:" and they never edit; a report or a CI gate that counts what a user must fix
+leaves out this range, and `--ignore NPU09` drops all of them. (Until findings carry a
+severity, this code range is what marks them.)
 
 Within NPU100-NPU149 codes are given in the order rules are added; a rule's `patterns` say
 which files it reads (shell and Slurm scripts, requirements and constraints files). Each

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from migrator.contract.rule import Example
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
@@ -15,7 +18,10 @@ class FlashAttn(UnsupportedConstruct):
     `flash_attn_func(q, k, v, causal=True)`, `flash_attn_varlen_func(...)` or
     `flash_attn.modules.mha.MHA(...)`, matched by qualified name (aliases included, a local
     name that shadows the import excluded). Optional imports (`try: ... except ImportError`,
-    `if is_flash_attn_available():`) are not reported; see `migrator.contract.unsupported`.
+    `if is_flash_attn_2_available():`) are not reported, but the calls through the names
+    they bind are, with a fallback assignment in the `except` or `else` branch
+    (`flash_attn_func = None`), in a module or inside a function: the code has a flash-attn
+    path that a person has to replace; see `migrator.contract.unsupported`.
 
     Why: flash-attn is a package of CUDA kernels compiled against the CUDA toolkit; it has no
     Ascend build, so the import fails on an Ascend host (and `pip install flash-attn` fails
@@ -27,12 +33,17 @@ class FlashAttn(UnsupportedConstruct):
     none.
 
     Safety: reports only, never rewrites. `npu_fusion_attention` is not a drop-in
-    replacement: it takes `head_num` and an `input_layout` ("BSND", "BNSD", "BSH", ...),
-    expresses causal masking with `atten_mask`/`sparse_mode`, and returns a tuple whose
-    first item is the output.
+    replacement: it takes `head_num` and an `input_layout` that names the axes of q/k/v
+    ("BNSD" is SDPA's [batch, heads, seq, dim]; flash-attn's [batch, seq, heads, dim] is
+    "BSND"; "BSH" has heads and dim merged; "TND" is the varlen layout, with
+    `actual_seq_qlen`/`actual_seq_kvlen` as cumulative lengths), expresses causal masking
+    with `atten_mask` plus `sparse_mode`, takes `scale` and `keep_prob` (1 - dropout), and
+    returns a tuple whose first item is the output (the others are softmax statistics for
+    backward), not flash-attn's `(out, lse, ...)` order. Rotary embeddings from
+    `flash_attn.layers.rotary` have the fused `torch_npu.npu_rotary_mul(x, cos, sin)`.
 
-    Caveats: a call through a name that is bound both by the import and by something else
-    (`flash_attn_func = None` in an `else:` branch) does not resolve and is not reported.
+    Caveats: a call through a name that is bound both by the import and by an unrelated
+    assignment (outside the fallback branch) does not resolve and is not reported.
     """
 
     code = "NPU050"
@@ -43,9 +54,14 @@ class FlashAttn(UnsupportedConstruct):
     uses = ("flash_attn", "flash_attn_interface")
     message = "flash-attn is a CUDA-only kernel package with no {DEVICE} build"
     suggestion = (
-        "use torch.nn.functional.scaled_dot_product_attention, which runs on the {DEVICE}, "
-        "or {fused_attention}, whose layout and return values differ"
+        "use torch.nn.functional.scaled_dot_product_attention, which runs on the {DEVICE} "
+        "(q/k/v as [batch, heads, seq, dim]: transpose flash-attn's [batch, seq, heads, dim]), "
+        'or {fused_attention} with input_layout="BSND", which returns a tuple, output first'
     )
+    suggestions: ClassVar[Mapping[str, str]] = {
+        "flash_attn.layers.rotary": "use {rotary_mul}(x, cos, sin), the fused rotary embedding",
+        "flash_attn.ops.triton.rotary": "use {rotary_mul}(x, cos, sin), the fused rotary embedding",
+    }
     examples = (
         reported("from flash_attn import flash_attn_func\n"),
         reported("import flash_attn as fa\nout = fa.flash_attn_func(q, k, v, causal=True)\n"),

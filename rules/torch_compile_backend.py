@@ -10,6 +10,11 @@ from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
 _CUDA_BACKENDS = frozenset({"inductor", "cudagraphs", "tensorrt", "torch_tensorrt"})
+# Keras' Model.compile and distutils' CCompiler.compile take these; nn.Module.compile does not.
+_OTHER_COMPILE_ARGUMENTS = (
+    "optimizer", "loss", "metrics", "output_dir", "macros", "include_dirs", "extra_preargs",
+    "extra_postargs", "depends",
+)  # fmt: skip
 
 
 class TorchCompileBackend(UnsupportedConstruct):
@@ -28,14 +33,21 @@ class TorchCompileBackend(UnsupportedConstruct):
     (`torch.compile(m, backend=torchair.get_npu_backend())`, mostly aimed at inference);
     running eagerly is always an option.
 
-    Example: `model = torch.compile(model)` is reported;
+    `nn.Module.compile(...)` (`model.compile()`, `self.backbone.compile(mode=...)`), which
+    compiles the module in place with the same backends, is reported the same way, in files
+    that import torch: a `.compile` method call whose receiver is not an imported module
+    (`re.compile` is not), that passes none of Keras' `optimizer=` / `loss=` / `metrics=`
+    nor distutils' `output_dir=` / `macros=` / `include_dirs=` / `extra_preargs=`, and whose
+    first argument is not a list of sources.
+
+    Example: `model = torch.compile(model)` and `model.compile()` are reported;
     `torch.compile(model, backend=npu_backend)` is not.
 
     Safety: reports only, never rewrites: which backend suits a model is a measurement on
     the host.
 
-    Caveats: `model.compile()` (the nn.Module method) and `torch._dynamo.optimize(...)` are
-    not reported.
+    Caveats: `torch._dynamo.optimize(...)` is not reported; a `.compile()` method of a
+    non-torch object in a file that imports torch (an ORM query, a template) is.
     """
 
     code = "NPU060"
@@ -60,7 +72,32 @@ class TorchCompileBackend(UnsupportedConstruct):
         reported('import torch\nmodel = torch.compile(model, backend="cudagraphs")\n'),
         Example("import torch\nmodel = torch.compile(model, backend=npu_backend)\n"),
         Example('import re\npattern = re.compile(r"cuda:\\d+")\n'),
+        reported("import torch\nmodel = Net()\nmodel.compile()\n"),
+        Example('import torch\nmodel.compile(optimizer="adam", loss="mse")\n'),
     )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "compile"
+            and self.qualname(func) is None
+            and not isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+            and not any(find_arg(node, None, word) for word in _OTHER_COMPILE_ARGUMENTS)
+            and not (node.args and isinstance(node.args[0].value, (cst.List, cst.Tuple)))
+            and self._imports_torch()
+        ):
+            text = self.describe("torch.nn.Module.compile", node)
+            if text is not None:
+                self.warn(node, f"Module.compile(): {text}", self.suggest("torch.compile"))
+
+    def _imports_torch(self) -> bool:
+        return any(
+            value is not None and (value == "torch" or value.startswith("torch."))
+            for values in self.ctx.bindings.names.values()
+            for value in values
+        )
 
     def describe(self, name: str, call: cst.Call | None) -> str | None:
         if call is None:

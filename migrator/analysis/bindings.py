@@ -1,21 +1,27 @@
 """Module-level name bindings, read with the stdlib `ast` so both engine paths share them.
 
 Rules resolve `th.autocast` to `torch.autocast` through these bindings plus the local
-scopes that `migrator.analysis.scopes` tracks while a rule walks a LibCST tree. A name
-counts as an import only when every module-level binding of it imports the same thing; an
-assignment in an `except` handler of a `try` that imports the name (the optional-import
-idiom) does not spoil it.
+scopes that `migrator.analysis.scopes` tracks while a rule walks a LibCST tree. A name counts
+as an import only when every module-level binding of it imports the same thing; a fallback
+assignment does not spoil it when it stands where the import failed or was skipped (the
+optional-import idioms): in an `except` handler of a `try` that imports the name, or in the
+`else` branch of an `if is_<x>_available():` test whose body imports it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 # A non-import binding (assignment, def, parameter...) is recorded as None.
 Binding = str | None
+
+# A name in an `if` test that says an optional package can be imported (transformers'
+# `is_flash_attn_2_available()`), or `TYPE_CHECKING`.
+AVAILABILITY = re.compile(r"^is_\w*available$|^TYPE_CHECKING$")
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,26 @@ def import_bindings(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, st
             f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
         )
         yield alias.asname or alias.name, dotted
+
+
+def imported_names(body: list[ast.stmt]) -> frozenset[str]:
+    """Names the import statements directly in `body` bind."""
+    return frozenset(
+        name
+        for inner in body
+        if isinstance(inner, (ast.Import, ast.ImportFrom))
+        for name, _ in import_bindings(inner)
+    )
+
+
+def is_availability_test(test: ast.expr) -> bool:
+    """Whether an `if` test asks if an optional package is there (`is_x_available()`)."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and AVAILABILITY.match(node.id):
+            return True
+        if isinstance(node, ast.Attribute) and AVAILABILITY.match(node.attr):
+            return True
+    return False
 
 
 def _target_names(target: ast.expr) -> Iterator[str]:
@@ -115,6 +141,9 @@ class _Collector:
                     for name in _target_names(item.optional_vars):
                         self.bind(name, None)
             self.statements(stmt.body, frozenset())
+        elif isinstance(stmt, ast.If) and is_availability_test(stmt.test):
+            self.statements(stmt.body, frozenset())
+            self.statements(stmt.orelse, imported_names(stmt.body))
         elif isinstance(stmt, (ast.If, ast.While)):
             self.statements(stmt.body, frozenset())
             self.statements(stmt.orelse, frozenset())
@@ -127,12 +156,7 @@ class _Collector:
 
     def _try(self, stmt: ast.stmt) -> None:
         body: list[ast.stmt] = getattr(stmt, "body", [])
-        imported = frozenset(
-            name
-            for inner in body
-            if isinstance(inner, (ast.Import, ast.ImportFrom))
-            for name, _ in import_bindings(inner)
-        )
+        imported = imported_names(body)
         self.statements(body, frozenset())
         for handler in getattr(stmt, "handlers", []):
             if handler.name:

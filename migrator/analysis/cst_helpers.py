@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from migrator.analysis.bindings import AVAILABILITY
+
 _DEVICE = re.compile(r"^(?P<type>[a-z_]+)(?P<index>:\d+)?$")
 
 
@@ -323,3 +325,24 @@ def mentions_name(node: cst.BaseExpression, predicate: Callable[[str], bool]) ->
 def code_of(node: cst.CSTNode) -> str:
     """The source text of a node, for messages."""
     return cst.Module(body=[]).code_for_node(node)
+
+
+class _AvailabilityTest(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if AVAILABILITY.match(node.value):
+            self.found = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if AVAILABILITY.match(node.attr.value):
+            self.found = True
+
+
+def is_availability_test(test: cst.BaseExpression) -> bool:
+    """Whether an `if` test asks if an optional package is there (`is_x_available()`, or
+    `TYPE_CHECKING`); the stdlib-ast twin is `migrator.analysis.bindings`'."""
+    finder = _AvailabilityTest()
+    test.visit(finder)
+    return finder.found

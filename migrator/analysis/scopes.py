@@ -10,6 +10,7 @@ class, lambda and comprehension scopes are read here, lazily, with one binding c
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import cast
@@ -18,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from migrator.analysis.bindings import Binding, ModuleBindings
-from migrator.analysis.cst_helpers import assigned_targets, dotted_name
+from migrator.analysis.cst_helpers import assigned_targets, dotted_name, is_availability_test
 from migrator.analysis.positions import code_positions
 from migrator.analysis.statements import suites
 
@@ -87,6 +88,10 @@ def _walk_statements(
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             collector._bind(statement.name.value, None)
             continue
+        if isinstance(statement, (cst.Try, cst.If)) and _walk_optional_import(
+            statement, collector, walrus
+        ):
+            continue
         if walrus:
             statement.visit(collector)
             continue
@@ -106,6 +111,48 @@ def _walk_statements(
         if isinstance(statement, cst.BaseCompoundStatement):
             for suite in suites(statement):
                 _walk_statements(suite.body, collector, walrus)
+
+
+def _imported_names(block: cst.BaseSuite) -> frozenset[str]:
+    """Names the import statements directly in a block bind."""
+    found = _LocalBindings()
+    if isinstance(block, cst.IndentedBlock):
+        for line in block.body:
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        small.visit(found)
+    return frozenset(found.names)
+
+
+def _walk_optional_import(
+    statement: cst.Try | cst.If, collector: _LocalBindings, walrus: bool
+) -> bool:
+    """The optional-import idioms, as `migrator.analysis.bindings` reads them at module
+    level: a fallback assignment in an `except` handler (or the `else` of an
+    `if is_x_available():`) does not spoil the name the import binds. False: not one."""
+    if isinstance(statement, cst.If):
+        if not is_availability_test(statement.test) or statement.orelse is None:
+            return False
+        if walrus:
+            statement.test.visit(collector)
+        _walk_statements(statement.body.body, collector, walrus)
+        with collector.falling_back(_imported_names(statement.body)):
+            orelse = statement.orelse
+            _walk_statements(
+                [orelse] if isinstance(orelse, cst.If) else orelse.body.body, collector, walrus
+            )
+        return True
+    _walk_statements(statement.body.body, collector, walrus)
+    imported = _imported_names(statement.body)
+    for handler in statement.handlers:
+        collector.visit_ExceptHandler(handler)
+        with collector.falling_back(imported):
+            _walk_statements(handler.body.body, collector, walrus)
+    for block in (statement.orelse, statement.finalbody):
+        if block is not None:
+            _walk_statements(block.body.body, collector, walrus)
+    return True
 
 
 def function_bindings(node: cst.FunctionDef, walrus: bool = True) -> dict[str, Binding]:
@@ -141,8 +188,20 @@ class _LocalBindings(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: dict[str, Binding] = {}
         self.declared: set[str] = set()
+        # Names an optional import bound, while its fallback branch is walked.
+        self.fallback: frozenset[str] = frozenset()
+
+    @contextlib.contextmanager
+    def falling_back(self, names: frozenset[str]) -> Iterator[None]:
+        outer, self.fallback = self.fallback, self.fallback | names
+        try:
+            yield
+        finally:
+            self.fallback = outer
 
     def _bind(self, name: str, value: Binding) -> None:
+        if value is None and name in self.fallback:
+            return
         if name in self.names and self.names[name] != value:
             self.names[name] = None
         else:

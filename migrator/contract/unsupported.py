@@ -26,26 +26,28 @@ reported again.
 
 An import guarded as optional is not reported: inside a `try` whose handlers catch
 ImportError (or ModuleNotFoundError, Exception, a bare `except`), under an
-`if is_<x>_available():` test, or under `if TYPE_CHECKING:`. The code already runs without
+`if is_<x>_available():` test (or a test of a name assigned such a call earlier in the
+same statement or function: `is_fa2 = is_flash_attn_2_available()`, `if is_fa2:`), or under
+`if TYPE_CHECKING:`. The code already runs without
 the package, and on the target host it takes the fallback; calls through names the guarded
-import binds are still reported where they resolve.
+import binds are still reported where they resolve, also when the `except` handler or the
+`else` branch assigns a fallback to the name (`flash_attn_func = None`): that code path is
+what a person has to replace.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import libcst as cst
 
-from migrator.analysis.cst_helpers import dotted_name
+from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-_AVAILABILITY = re.compile(r"^is_\w*available$|^TYPE_CHECKING$")
 
 
 def reported(before: str, path: str = "example.py") -> Example:
@@ -91,25 +93,15 @@ def _catches_import_error(node: cst.Try) -> bool:
     return False
 
 
-class _AvailabilityTest(cst.CSTVisitor):
-    """Finds `is_x_available()` calls or `TYPE_CHECKING` in an `if` test."""
+def _names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
 
-    def __init__(self) -> None:
-        self.found = False
+    class _Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if _AVAILABILITY.match(node.value):
-            self.found = True
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if _AVAILABILITY.match(node.attr.value):
-            self.found = True
-
-
-def _is_availability_test(test: cst.BaseExpression) -> bool:
-    finder = _AvailabilityTest()
-    test.visit(finder)
-    return finder.found
+    node.visit(_Find())
+    return found
 
 
 class UnsupportedConstruct(PythonRule):
@@ -126,6 +118,8 @@ class UnsupportedConstruct(PythonRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._guards = 0
+        # Names that hold an availability test's result.
+        self._flags: set[str] = set()
         self._decorator_calls: set[int] = set()
 
     # What is reported -----------------------------------------------------------------
@@ -148,12 +142,26 @@ class UnsupportedConstruct(PythonRule):
             self._guards -= 1
 
     def visit_If_body(self, node: cst.If) -> None:
-        if _is_availability_test(node.test):
+        if self._is_guard(node.test):
             self._guards += 1
 
     def leave_If_body(self, node: cst.If) -> None:
-        if _is_availability_test(node.test):
+        if self._is_guard(node.test):
             self._guards -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `is_fa2 = is_flash_attn_2_available()`, tested later as `if ... and is_fa2:`.
+        if isinstance(node.value, cst.Call) and is_availability_test(node.value.func):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self._flags.add(target.target.value)
+
+    def _is_guard(self, test: cst.BaseExpression) -> bool:
+        if is_availability_test(test):
+            return True
+        return bool(self._flags) and any(
+            isinstance(node, cst.Name) and node.value in self._flags for node in _names(test)
+        )
 
     # Imports --------------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:

@@ -135,6 +135,10 @@ NPU = Target(
     },
     equivalents={
         "fused_attention": "torch_npu.npu_fusion_attention",
+        "rotary_mul": "torch_npu.npu_rotary_mul",
+        "rms_norm": "torch_npu.npu_rms_norm",
+        "profiler": "torch_npu.profiler",
+        "extension_ops": "mx_driving",
         "graph_capture": "torch.npu.NPUGraph / torch.npu.graph / torch.npu.make_graphed_callables",
         "graph_compiler": "torchair: torch.compile(m, backend=torchair.get_npu_backend())",
         "profiler_markers": (
