@@ -11,6 +11,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import FixAvailability
 
 _TORCH_F64 = frozenset({"torch.float64", "torch.double"})
 _NUMPY_F64 = frozenset({"numpy.float64", "numpy.double", "numpy.float_"})
@@ -174,6 +175,7 @@ class Float64Device(PythonRule):
     """
 
     code = "NPU062"
+    fix_availability = FixAvailability.NEVER
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
     tokens = ("float64", "double", "DoubleTensor", "np.float_")

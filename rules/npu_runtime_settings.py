@@ -6,7 +6,7 @@ import libcst as cst
 
 from migrator.contract.rule import Example
 from migrator.contract.unsupported import reported
-from migrator.core.model import Safety
+from migrator.core.model import FixAvailability, Safety
 from rules.entry_point_setup import EntryPointSetup
 
 _SETTINGS = ("allow_internal_format", "set_compile_mode")
@@ -42,6 +42,7 @@ class NpuRuntimeSettings(EntryPointSetup):
     """
 
     code = "NPU090"
+    fix_availability = FixAvailability.NEVER
     name = "npu-runtime-settings"
     summary = "Suggest allow_internal_format=False and set_compile_mode(jit_compile=False)."
     safety = Safety.SAFE

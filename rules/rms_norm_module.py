@@ -8,6 +8,7 @@ import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import FixAvailability
 
 _RMS_NORM_CLASS = re.compile(r"rms_?norm$", re.IGNORECASE)
 
@@ -65,6 +66,7 @@ class RmsNormModule(PythonRule):
     """
 
     code = "NPU092"
+    fix_availability = FixAvailability.NEVER
     name = "rms-norm-module"
     summary = "Suggest torch_npu.npu_rms_norm for hand-written RMSNorm modules (one fused kernel)."
     tokens = ("rsqrt",)

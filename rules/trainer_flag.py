@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
-from migrator.core.model import Finding
+from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _LOGGERS = frozenset({"echo", "printf"})
@@ -65,6 +65,7 @@ class TrainerFlag(TextRule):
     """
 
     code = "NPU104"
+    fix_availability = FixAvailability.NEVER
     name = "trainer-flag"
     summary = "Report launch-script flags hand ports turned off: --flash_attn, liger; --bf16 note."
     tokens = ("flash_attn", "flash-attn", "flash_attention", "liger", "--bf16")
