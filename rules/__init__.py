@@ -36,8 +36,8 @@ reports keep the file's own line numbers and later rules see settled code:
 
 Within NPU050-NPU089 one code names one CUDA-only construct (a package, an API family, a
 file type), so a project that knowingly keeps one can `--ignore` exactly that code. These
-rules build on `migrator.contract.unsupported` and never edit; NPU056 (`.cu`/`.cuh` files) is the
-one text rule among them.
+rules never edit; most build on `migrator.contract.unsupported`, and NPU056 (`.cu`/`.cuh`
+files) is the one text rule among them.
 
 NPU090-NPU099 are suggestions, not problems: code that runs on the NPU as it is, where hand
 ports added an NPU run-time setting or a fused kernel. Their messages start with
@@ -48,9 +48,12 @@ severity, this code range is what marks them.)
 Within NPU100-NPU149 codes are given in the order rules are added; a rule's `patterns` say
 which files it reads (shell and Slurm scripts, requirements and constraints files). Each
 rule keeps every byte it does not mean to change (line endings, comments, quoting). A
-rule that both rewrites and warns (NPU100, NPU102) rewrites only what maps one-to-one and
-warns about the rest; a rule that cannot know the right value (NPU101: a cluster's
-resource names) only warns.
+rule that both rewrites and warns (NPU100, NPU102, NPU110, NPU111, NPU114) rewrites only
+what maps one-to-one and warns about the rest; a rule that cannot know the right value
+(NPU101: a cluster's resource names; NPU112: a host's Ascend base image) only warns.
+Dependency files share one policy (`migrator.analysis.dependencies`): NPU102
+requirements files, NPU114 `pyproject.toml`, NPU115 `setup.cfg`, NPU113 conda
+environments, and NPU082 (`setup.py`, Python) among the warnings.
 
 A rule's safety is "safe" when its edit keeps the program's meaning on the NPU, and
 "needs review" when a person should confirm it (an individual edit can also be flagged).

@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
+from migrator.analysis.dependencies import (
+    COMPANIONS,
+    CUDA_URL,
+    TRITON,
+    choose_torch,
+    companion,
+    cpu_index,
+    is_cuda_library,
+    kept_off_aarch64,
+    wheel_advice,
+)
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.requirements import Entry, normalize, parse, release
 from migrator.formats.sources import newline_of, split_lines
 
-# torch's own CUDA dependencies: nothing imports them once torch is not a CUDA build.
-_CUDA_LIBRARY = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
-_TRITON = frozenset({"triton", "pytorch-triton"})
-# Wheels the project's own code imports: removing them would break imports, so they are
-# reported. Each with the code-level rule that reports its imports, where one does.
-_CUDA_ONLY = (
-    (re.compile(r"^flash-attn(-\d+)?$"), "NPU050"),
-    (re.compile(r"^xformers$"), "NPU052"),
-    (re.compile(r"^bitsandbytes$"), "NPU058"),
-    (re.compile(r"^cupy-cuda\w*$"), "NPU054"),
-    (re.compile(r"^(nvidia-ml-py3?|pynvml|py3nvml)$"), "NPU061"),
-    (re.compile(r"^pycuda$"), ""),
-    (re.compile(r"^(tensorrt(-[a-z0-9-]+)?|torch-tensorrt)$"), ""),
-    (re.compile(r"^onnxruntime-gpu$"), ""),
-    (re.compile(r"^nvidia-dali-cuda\d+$"), ""),
-    (re.compile(r"^(mamba-ssm|causal-conv1d)$"), ""),
-)
 _INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links"})
-_CUDA_URL = re.compile(r"(?:/|%2B|\+)cu\d{2,3}(?=[/._-]|$)", re.IGNORECASE)
 _TORCH = "torch"
 
 
 class CudaRequirements(TextRule):
-    """Drop torch's CUDA wheels from requirements files, pin the target's torch runtime
-    next to torch, and report CUDA-only wheels and CUDA wheel indexes.
+    """Drop torch's CUDA wheels from requirements files, move torch to a release the
+    target's runtime has and pin that runtime beside it, and report CUDA-only wheels.
 
     What it does, in `requirements*.txt`, `requirements/*.txt` and `constraints*.txt`:
 
@@ -44,20 +36,30 @@ class CudaRequirements(TextRule):
       torch used with torch-npu is the CPU build. A deleted requirement takes its
       continuation lines and the indented comments right below it (pip-compile's `# via`
       block) with it;
-    - after a pinned `torch==X` it inserts `torch-npu==X.*` (the target's
-      `runtime_requirement`; torch-npu versions mirror torch's, `torch-npu 2.7.1.postN`
-      needs `torch==2.7.1`), with the torch line's environment marker, unless the file
-      already names torch-npu. It does so only for torch versions that have a torch-npu
-      release (`Target.runtime_torch_versions`): `torch==2.7.0` has none, so it gets a
-      warning naming the nearest release (2.7.1) instead of a pin pip cannot resolve;
-      a torch newer than every known release gets the line flagged needs review;
-    - reports an unpinned or ranged torch (pin it so the runtime can match), a torch
-      pinned to a CUDA build (`+cu121`), a hash-checked torch line (the inserted line
-      would need its own hashes), a torch-npu pin that does not match torch, CUDA-only
-      wheels the code imports (`flash-attn`, `xformers`, `bitsandbytes`, `cupy-cuda12x`,
-      `nvidia-ml-py`/`pynvml`, `pycuda`, TensorRT, `onnxruntime-gpu`, ...) and
-      `--extra-index-url` / `--index-url` / `--find-links` (or a direct URL) that point at
-      CUDA wheels (`.../whl/cu121`).
+    - moves a torch pin to the nearest torch that has a torch-npu release
+      (`Target.runtime_torch_versions`; policy in `migrator.analysis.dependencies`):
+      `torch==2.7.1+cu126` -> `torch==2.7.1` (the CPU build, safe), `torch==2.7.0` ->
+      `2.7.1`, `torch==2.4.1` -> `2.4.0`, `torch==2.0.1+cu118` -> `2.1.0` (the next
+      minor: flagged for review). A pin of an older major (`torch==1.13.1`) is a warning
+      with the candidates: only a person can choose such an upgrade;
+    - moves `torchvision` / `torchaudio` pins to the release built for that torch
+      (torchvision 0.(N+15).P for torch 2.N.P, torchaudio = torch), dropping `+cuXXX`
+      labels, flagged for review when torch itself moved to another release;
+    - after the torch pin it inserts `torch-npu==X.*` (the target's `runtime_requirement`;
+      torch-npu 2.7.1.postN needs torch==2.7.1), with the torch line's environment marker,
+      unless the file already names torch-npu; a torch newer than every known release
+      gets that line flagged for review;
+    - rewrites `--extra-index-url` / `--index-url https://download.pytorch.org/whl/cu118`
+      to PyTorch's CPU index `.../whl/cpu` (it has aarch64 and x86_64 wheels); other CUDA
+      wheel links (`-f .../torch-2.1.0+cu121.html`, a direct `+cu121` wheel URL) are
+      reported;
+    - reports an unpinned or ranged torch (pin it so the runtime can match), a hash-checked
+      torch line (the new lines would need their own hashes), a torch-npu pin that does
+      not match torch, and CUDA-only wheels, each with what to do instead: `flash-attn`,
+      `xformers`, `transformer-engine`, `natten`, `apex`, `liger-kernel`, `decord` (no
+      aarch64 wheel), `torch-scatter`/`torch-cluster`/`spconv`, `bitsandbytes`, `cupy`,
+      `pynvml`/`nvidia-ml-py`, `vllm` (vllm-ascend), `pycuda`, TensorRT,
+      `onnxruntime-gpu`, ...
 
     Everything else stays byte for byte: comments, environment markers, hashes, `-r`/`-c`
     includes, line continuations, CRLF line endings.
@@ -70,14 +72,15 @@ class CudaRequirements(TextRule):
 
     Why at all: on an Ascend host the `nvidia-*-cu12` wheels and `triton` are dead weight
     at best (x86_64) and uninstallable at worst (aarch64 has no such wheels for most
-    pins), and without `torch-npu` pinned to torch's exact version the NPU runtime either
-    is missing or refuses the installed torch.
+    pins); a `+cu118` torch or one with no torch-npu release cannot be installed beside
+    the NPU runtime, and without `torch-npu` pinned to torch's exact version the runtime
+    either is missing or refuses the installed torch.
 
-    Example: `torch==2.7.1` followed by `nvidia-cublas-cu12==12.4.5.8` becomes
-    `torch==2.7.1` followed by `torch-npu==2.7.1.*`.
+    Example: `torch==2.0.1+cu118` followed by `torchvision==0.15.2+cu118` becomes
+    `torch==2.1.0`, `torch-npu==2.1.0.*`, `torchvision==0.16.0`.
 
-    Safety: safe; an inserted runtime pin for a torch version newer than the known
-    torch-npu releases is flagged needs review.
+    Safety: safe; a torch moved to another release (and its companions) is flagged needs
+    review.
     """
 
     code = "NPU102"
@@ -112,30 +115,35 @@ class CudaRequirements(TextRule):
         for line in lines:
             self._starts.append(self._starts[-1] + len(line))
         self._found: list[Finding] = []
+        self._text = text
         entries = parse(lines)
         runtime = normalize(self.target.runtime_requirement)
         has_runtime = any(entry.name == runtime for entry in entries)
         torch_pins = {
             pin for e in entries if e.name == _TORCH and (pin := e.pinned_version) is not None
         }
+        # The torch each companion (torchvision, torchaudio) must match: the chosen one.
+        self._torch_choice: str | None = None
+        self._torch_moved = False
+        # A torch pin only a person can move: its companions wait for that choice.
+        self._torch_open = False
+        for entry in entries:
+            if entry.name == _TORCH:
+                self._torch(entry, has_runtime, lines)
         for index, entry in enumerate(entries):
-            if entry.option in _INDEX_OPTIONS and _CUDA_URL.search(entry.value):
-                self._warn(
-                    entry,
-                    f"{entry.option} {entry.value} serves CUDA builds of torch",
-                    self._index_hint(),
-                )
-            if entry.name is None:
+            if entry.option in _INDEX_OPTIONS and CUDA_URL.search(entry.value):
+                self._index(entry, lines)
+            if entry.name is None or entry.name == _TORCH:
                 continue
-            if _CUDA_LIBRARY.match(entry.name) or entry.name in _TRITON:
+            if is_cuda_library(entry.name):
                 self._delete(entries, lines, index)
-            elif entry.name == _TORCH:
-                self._torch(entry, has_runtime, lines[entry.last], text)
             elif entry.name == runtime:
                 self._check_runtime(entry, torch_pins)
+            elif entry.name in COMPANIONS:
+                self._companion(entry, lines)
             else:
                 self._cuda_only(entry)
-            if entry.url and _CUDA_URL.search(entry.url):
+            if entry.url and CUDA_URL.search(entry.url):
                 self._warn(entry, f"{entry.name} comes from a CUDA wheel URL", self._index_hint())
         return self._found
 
@@ -152,12 +160,37 @@ class CudaRequirements(TextRule):
         """Deleting lines first..last (0-based, inclusive) with their line endings."""
         return TextEdit(self._starts[first], self._starts[last + 1], "")
 
+    def _replace(self, line: int, lines: list[str], old: str, new: str) -> TextEdit:
+        """Replacing the first `old` on 0-based `line` with `new`."""
+        at = self._starts[line] + lines[line].index(old)
+        return TextEdit(at, at + len(old), new)
+
+    def _index(self, entry: Entry, lines: list[str]) -> None:
+        """PyTorch's CUDA index becomes its CPU index; other CUDA wheel links are reported."""
+        new = cpu_index(entry.value)
+        line = lines[entry.first]
+        if new is not None and entry.value in line:
+            message = (
+                f"{entry.option} {entry.value} -> {new}: the CPU build of torch, which "
+                f"{self.target.runtime_requirement} needs (the CPU index has aarch64 and x86_64 "
+                "wheels)"
+            )
+            edit = self._replace(entry.first, lines, entry.value, new)
+            self._found.append(self.change(entry.first + 1, entry.column, message, edit))
+            return
+        self._warn(
+            entry, f"{entry.option} {entry.value} serves CUDA builds of torch", self._index_hint()
+        )
+
     # Deleting torch's CUDA wheels -----------------------------------------------------
     def _delete(self, entries: list[Entry], lines: list[str], index: int) -> None:
         entry = entries[index]
-        what = "Triton's CUDA compiler" if entry.name in _TRITON else "a CUDA library of torch"
         runtime = self.target.runtime_requirement
+        what = "Triton's CUDA compiler" if entry.name in TRITON else "a CUDA library of torch"
         message = f"removed {entry.requirement}: {what}, not used with {runtime}"
+        if entry.name in TRITON:
+            port = fill("{triton_port}", self.target)
+            message += f" (Triton kernels the code writes, NPU051, need {port})"
         edits = [self._lines(entry.first, entry.last)]
         # pip-compile writes the reasons for a pin as indented comments below it.
         for following in entries[index + 1 :]:
@@ -170,8 +203,8 @@ class CudaRequirements(TextRule):
         self._found.append(self.change(entry.first + 1, entry.column, message, *edits))
 
     # The torch pin and its runtime ----------------------------------------------------
-    def _torch(self, entry: Entry, has_runtime: bool, last_line: str, text: str) -> None:
-        """Insert the runtime line after `entry`, or report why not."""
+    def _torch(self, entry: Entry, has_runtime: bool, lines: list[str]) -> None:
+        """Move the torch pin to a release the runtime has, and insert the runtime line."""
         runtime = self.target.runtime_requirement
         version = entry.pinned_version
         if version is None:
@@ -184,47 +217,104 @@ class CudaRequirements(TextRule):
                 )
             return
         base, _, local = version.partition("+")
-        if local.startswith(("cu", "rocm")):
+        gpu_build = local.startswith(("cu", "rocm"))
+        choice = choose_torch(base, self.target.runtime_torch_versions)
+        if choice.version is None:
+            self._torch_open = True
             self._warn(
                 entry,
-                f"torch=={version} is a GPU build, not the CPU build {runtime} needs",
-                f"pin torch=={base} and add {runtime}=={base}.*",
+                f"no {runtime} release matches torch=={version}: {choice.reason}",
+                f"pin torch to one of {', '.join(choice.candidates)} with {runtime}==X.* and a "
+                "torchvision/torchaudio that matches; only a person can choose",
             )
+            return
+        chosen = choice.version
+        self._torch_choice = chosen
+        moved = chosen != base or gpu_build
+        if moved and not self._move_torch(entry, lines, version, chosen, gpu_build, choice.reason):
             return
         if has_runtime:
             return
         if entry.hashed:
             self._warn(
                 entry,
-                f"hash-checked torch pin: {runtime}=={base}.* was not added",
-                f"add {runtime}=={base}.* with its --hash lines",
+                f"hash-checked torch pin: {runtime}=={chosen}.* was not added",
+                f"add {runtime}=={chosen}.* with its --hash lines",
             )
             return
-        review = False
-        known = self.target.runtime_torch_versions
-        if known and base not in known:
-            newest = max(known, key=_order)
-            if _order(base) <= _order(newest):
-                nearest = _nearest(base, known)
-                self._warn(
-                    entry,
-                    f"no {runtime} release matches torch=={base}",
-                    f"pin torch=={nearest}, {runtime}=={nearest}.* and a torchvision/torchaudio "
-                    "that matches",
-                )
-                return
-            review = True
+        review = choice.review and chosen == base
         marker = f"; {entry.marker}" if entry.marker else ""
-        new_line = f"{runtime}=={base}.*{marker}{_ending(last_line)}"
-        message = f"added {runtime}=={base}.* after torch=={version}"
+        new_line = f"{runtime}=={chosen}.*{marker}{_ending(lines[entry.last])}"
+        message = f"added {runtime}=={chosen}.* after torch=={chosen}"
         if review:
-            message += f" (torch {base} is newer than the {runtime} releases checked)"
-        if not last_line.endswith(("\n", "\r")):
-            new_line = newline_of(text) + new_line
+            message += f" ({choice.reason})"
+        if not lines[entry.last].endswith(("\n", "\r")):
+            new_line = newline_of(self._text) + new_line
         at = self._starts[entry.last + 1]
         insertion = TextEdit(at, at, new_line)
         self._found.append(
             self.change(entry.first + 1, entry.column, message, insertion, review=review or None)
+        )
+
+    def _move_torch(
+        self,
+        entry: Entry,
+        lines: list[str],
+        version: str,
+        chosen: str,
+        gpu_build: bool,
+        reason: str,
+    ) -> bool:
+        """Rewrite `torch==version` to `torch==chosen` in place; False (reported) if not."""
+        runtime = self.target.runtime_requirement
+        why = [f"a GPU build, not the CPU build {runtime} needs"] if gpu_build else []
+        if chosen != version.partition("+")[0]:
+            why.append(reason)
+        if entry.hashed or version not in lines[entry.first]:
+            self._warn(
+                entry,
+                f"torch=={version}: {'; '.join(why)}",
+                f"pin torch=={chosen} and add {runtime}=={chosen}.*",
+            )
+            return False
+        message = f"torch=={version} -> torch=={chosen}: {'; '.join(why)}"
+        review = chosen != version.partition("+")[0]
+        edit = self._replace(entry.first, lines, version, chosen)
+        self._found.append(self.change(entry.first + 1, entry.column, message, edit, review=review))
+        self._torch_moved = self._torch_moved or review
+        return True
+
+    def _companion(self, entry: Entry, lines: list[str]) -> None:
+        """torchvision/torchaudio: the release built for the chosen torch, as a CPU build."""
+        assert entry.name is not None
+        version = entry.pinned_version
+        if version is None or self._torch_open:
+            return
+        base, _, local = version.partition("+")
+        gpu_build = local.startswith(("cu", "rocm"))
+        wanted = base
+        checked = True
+        if self._torch_choice is not None:
+            found = companion(entry.name, self._torch_choice)
+            if found is not None:
+                wanted, checked = found
+        if wanted == base and not gpu_build:
+            return
+        why = []
+        if gpu_build:
+            why.append("a GPU build")
+        if wanted != base:
+            why.append(f"{wanted} is the {entry.name} built for torch {self._torch_choice}")
+        if entry.hashed or version not in lines[entry.first]:
+            self._warn(
+                entry, f"{entry.name}=={version}: {'; '.join(why)}", f"pin {entry.name}=={wanted}"
+            )
+            return
+        review = wanted != base and (self._torch_moved or not checked)
+        message = f"{entry.name}=={version} -> {entry.name}=={wanted}: {'; '.join(why)}"
+        edit = self._replace(entry.first, lines, version, wanted)
+        self._found.append(
+            self.change(entry.first + 1, entry.column, message, edit, review=review or None)
         )
 
     def _check_runtime(self, entry: Entry, torch_pins: set[str]) -> None:
@@ -242,32 +332,16 @@ class CudaRequirements(TextRule):
 
     def _cuda_only(self, entry: Entry) -> None:
         assert entry.name is not None
-        for pattern, code in _CUDA_ONLY:
-            if pattern.match(entry.name):
-                where = f"; {code} reports its imports" if code else ""
-                self._warn(
-                    entry,
-                    f"{entry.name} is a CUDA-only wheel{where}",
-                    fill(
-                        "remove it once the code that imports it is ported to the {DEVICE}",
-                        self.target,
-                    ),
-                )
-                return
-
-
-def _order(version: str) -> tuple[int, ...]:
-    return release(version) or (0,)
-
-
-def _nearest(version: str, known: frozenset[str]) -> str:
-    """The known release of the same minor series (else the closest newer, else older)."""
-    wanted = _order(version)
-    same = [v for v in known if _order(v)[:2] == wanted[:2]]
-    if same:
-        return max(same, key=_order)
-    newer = [v for v in known if _order(v) > wanted]
-    return min(newer, key=_order) if newer else max(known, key=_order)
+        advice = wheel_advice(entry.name)
+        if advice is None or (advice.aarch64_only and kept_off_aarch64(entry.marker)):
+            return
+        why = f" ({advice.why})" if advice.why else ""
+        where = f"; {advice.code} reports its imports" if advice.code else ""
+        self._warn(
+            entry,
+            f"{entry.name} has no {self.target.device_type.upper()} build{why}{where}",
+            fill(advice.suggestion, self.target),
+        )
 
 
 def _ending(line: str) -> str:

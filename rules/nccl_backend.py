@@ -42,8 +42,10 @@ class NcclBackend(StringPositionRule):
     Why: `transfer_to_npu` rewrites the backend of `init_process_group("nccl")` at run time,
     but not `new_group`, DeepSpeed or Lightning arguments, nor comparisons: on an Ascend host
     `dist.get_backend() == "nccl"` is False and the code takes its non-NCCL path (gloo
-    all-reduce on CPU tensors, or an error). `is_nccl_available()` is False there too: it is
-    reported, with the check to use instead.
+    all-reduce on CPU tensors, or an error). `is_nccl_available()` is False there too:
+    `dist.is_nccl_available()` becomes `dist.is_backend_available("hccl")` (True once
+    torch_npu has registered the backend; torch >= 2.3), and a bare `is_nccl_available`
+    imported by name is reported with that check.
 
     Example: `dist.init_process_group(backend="nccl")` -> `dist.init_process_group(backend="hccl")`.
 
@@ -71,6 +73,10 @@ class NcclBackend(StringPositionRule):
             'BACKEND = "nccl" if use_gpu else "gloo"\n',
             'BACKEND = "hccl" if use_gpu else "gloo"\n',
         ),
+        Example(
+            "import torch.distributed as dist\nif dist.is_nccl_available():\n    pass\n",
+            'import torch.distributed as dist\nif dist.is_backend_available("hccl"):\n    pass\n',
+        ),
         Example('print("nccl backend ready")\nlib = "nccl"\n', None),
     )
 
@@ -78,6 +84,9 @@ class NcclBackend(StringPositionRule):
         super().__init__(ctx)
         self._constants: set[int] = set()
         self._attribute_names: set[int] = set()
+        # `dist.is_nccl_available` callees of argument-less calls, and those to rewrite.
+        self._probes: set[int] = set()
+        self._availability_calls: set[int] = set()
 
     def literal(
         self, node: cst.BaseExpression, *, prefix: bool = False
@@ -131,9 +140,35 @@ class NcclBackend(StringPositionRule):
         self._availability(node, qualified)
         return False
 
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        if not node.args and isinstance(node.func, cst.Attribute):
+            self._probes.add(id(node.func))
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if id(original_node.func) not in self._availability_calls:
+            return updated_node
+        self._availability_calls.discard(id(original_node.func))
+        func = updated_node.func
+        assert isinstance(func, cst.Attribute)
+        backend = self.target.dist_backend
+        replacement = updated_node.with_changes(
+            func=func.with_changes(attr=cst.Name("is_backend_available")),
+            args=[cst.Arg(cst.SimpleString(f'"{backend}"'))],
+        )
+        message = (
+            f'{self.qualname(original_node.func)}() -> is_backend_available("{backend}") '
+            f"(is_{self.target.source_dist_backend}_available() is False on the "
+            f"{self.target.name.upper()})"
+        )
+        return self.edit(original_node, updated_node, replacement, message)
+
     def _availability(self, node: cst.CSTNode, qualified: str | None) -> None:
         source = self.target.source_dist_backend
         if qualified in {f"{module}.is_{source}_available" for module in _DIST}:
+            if id(node) in self._probes:
+                self._availability_calls.add(id(node))
+                return
             self.warn(
                 node,
                 f"{qualified}() is False on the {self.target.name.upper()}: code that picks "

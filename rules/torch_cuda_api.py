@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from migrator.analysis.capability_gates import CAPABILITY_APIS
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 
@@ -62,7 +63,8 @@ class TorchCudaApi(PythonRule):
     Reported, not rewritten: `torch.cuda.X` without a known counterpart (the warning says
     that `transfer_to_npu` may still map it at run time). Left to other rules:
     `torch.cuda.amp.autocast` (NPU001), `torch.cuda.amp.GradScaler` (NPU013), NVTX and CUDA
-    graphs (`torch.cuda.nvtx`, `torch.cuda.graph`, `CUDAGraph`, `make_graphed_callables`).
+    graphs (`torch.cuda.nvtx`, `torch.cuda.graph`, `CUDAGraph`, `make_graphed_callables`),
+    capability gates (`get_device_capability`, `torch.cuda.nccl`: NPU018).
     A parameter or local named `torch` is not the module and is left alone.
 
     Safety: safe; bare module references outside a `getattr` fallback need review.
@@ -102,7 +104,7 @@ class TorchCudaApi(PythonRule):
         return api in self.target.device_apis
 
     def _owned_elsewhere(self, parts: list[str]) -> bool:
-        if parts[0] in _OTHER_RULES:
+        if parts[0] in _OTHER_RULES or parts[0] in CAPABILITY_APIS:
             return True
         return parts[0] == "amp" and len(parts) > 1 and parts[1] in _AMP_OTHER_RULES
 

@@ -3,7 +3,7 @@ from torch.distributed import Backend, is_nccl_available
 
 
 def pick():
-    if dist.is_nccl_available() and is_nccl_available():
+    if dist.is_backend_available("hccl") and is_nccl_available():
         return "hccl"
     return dist.Backend.GLOO
 
