@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ class Host:
     def which(self, name: str) -> str | None:
         return shutil.which(name, path=self.env.get("PATH", ""))
 
-    def run(self, argv: Sequence[str], timeout: float = 30) -> Ran | None:
+    def run(self, argv: Sequence[str], timeout: float = 30, cwd: str | None = None) -> Ran | None:
         """Run a command found on PATH; None when it is not there or cannot start."""
         found = self.which(argv[0]) if os.sep not in argv[0] else argv[0]
         if found is None:
@@ -54,7 +55,7 @@ class Host:
         try:
             done = subprocess.run(
                 [found, *argv[1:]], env=dict(self.env), capture_output=True, text=True,
-                timeout=timeout, check=False, stdin=subprocess.DEVNULL,
+                timeout=timeout, check=False, stdin=subprocess.DEVNULL, cwd=cwd,
             )  # fmt: skip
         except (OSError, subprocess.TimeoutExpired) as error:
             return Ran(-1, "", str(error))
@@ -63,12 +64,19 @@ class Host:
     def interpreter(self) -> str | None:
         """The interpreter to probe: `python`, else the active environment's first on PATH."""
         if self.python is not None:
-            return self.python if os.sep in self.python else self.which(self.python)
+            if os.sep not in self.python:
+                return self.which(self.python)
+            return self.python if os.access(self.python, os.X_OK) else None
         return self.which("python") or self.which("python3") or sys.executable
 
     def probe(self, code: str) -> Ran | None:
-        """`INTERPRETER -c code` in this host's environment (its PYTHONPATH included)."""
+        """`INTERPRETER -c code` in this host's environment (its PYTHONPATH included).
+
+        It runs in an empty folder: `-c` puts the working folder first on sys.path, and run
+        from a project's checkout it would import the project's own modules.
+        """
         python = self.interpreter()
         if python is None:
             return None
-        return self.run([python, "-c", code], timeout=PROBE_TIMEOUT_S)
+        with tempfile.TemporaryDirectory(prefix="migrate-doctor-") as empty:
+            return self.run([python, "-c", code], timeout=PROBE_TIMEOUT_S, cwd=empty)

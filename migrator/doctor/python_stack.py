@@ -185,16 +185,38 @@ def import_torch_npu(ctx: Context) -> list[Finding]:
 PATCHER_PROBE = "import mx_driving.patcher as p; print('default_patcher_builder' in dir(p))"
 
 
+# The migration's entry-point set-up (NPU030) imports the patcher inside a guard that warns
+# and runs on without it; only an import outside that block makes mx-driving required.
+_SETUP_BLOCK = re.compile(
+    r"# Added by the migration \(entry-point-setup\).*?# End of the migration's set-up\.",
+    re.DOTALL,
+)
+
+
+def _needs(text: str, module: str) -> bool:
+    pattern = re.compile(rf"^\s*(?:import|from)\s+{re.escape(module)}\b", re.MULTILINE)
+    return bool(pattern.search(_SETUP_BLOCK.sub("", text)))
+
+
 def mx_driving(ctx: Context) -> list[Finding]:
     users = ctx.uses("mx_driving")
     if not users:
         return []
+    required = [rel for rel in users if _needs(ctx.texts[rel], "mx_driving")]
     version = ctx.version("mx-driving")
+    if version is None and not required:
+        return [
+            Finding(
+                "python.mx_driving", SECTION, "mx-driving", Status.WARN,
+                f"not installed; {users[0]} applies its patcher if present and runs without",
+                "pip install mx-driving for its patches (needed with mmcv/mmdet/mmdet3d)",
+            )
+        ]  # fmt: skip
     if version is None:
         return [
             Finding(
                 "python.mx_driving", SECTION, "mx-driving", Status.FAIL,
-                f"not installed; imported by {users[0]}",
+                f"not installed; imported by {required[0]}",
                 "pip install mx-driving (a release whose torch range holds the installed torch)",
             )
         ]  # fmt: skip
