@@ -399,6 +399,10 @@ def test_a_multi_node_launch_counts_per_node(fake: Fake) -> None:
         "accelerate launch --num_machines 2 \\\n    --num_processes 16 train.py\n"
     )
     assert finding(fake.report(), "devices.processes")[0] is Status.OK
+    (fake.project / "scripts/train.sh").write_text(
+        "accelerate launch --num_machines $NNODES --machine_rank $RANK --num_processes 64 x.py\n"
+    )
+    assert "asks for 64" not in finding(fake.report(), "devices.processes")[1]
 
 
 def test_fewer_device_nodes_than_listed_npus(fake: Fake) -> None:

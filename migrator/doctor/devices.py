@@ -116,7 +116,10 @@ def health_check(ctx: Context) -> list[Finding]:
 _SHELL_COUNT = re.compile(
     r"--(?P<flag>num_processes|nproc_per_node|nproc-per-node)(?:=|[ \t]+)(?P<n>\d+)\b"
 )
-_SHELL_MACHINES = re.compile(r"--num_machines(?:=|[ \t]+)(?P<n>\d+)\b")
+_SHELL_MACHINES = re.compile(r"--num_machines(?:=|[ \t]+)(?P<n>\S+)")
+# Where a count spans nodes whose number the script does not spell out, the per-node share
+# cannot be read: such launches are not counted (DIT012 leaves them alone for the same reason).
+_CLUSTER = re.compile(r"^\s*#SBATCH\b|\bsrun\b|\bmpirun\b|--machine_rank\b", re.MULTILINE)
 _YAML_COUNT = re.compile(r"^\s*num_processes:\s*(?P<n>\d+)\s*(?:#.*)?$", re.MULTILINE)
 _YAML_MACHINES = re.compile(r"^\s*num_machines:\s*(?P<n>\d+)", re.MULTILINE)
 
@@ -147,17 +150,16 @@ def requested(ctx: Context) -> list[tuple[str, int, int]]:
     """(file:line, processes per node, processes asked for) for every literal count."""
     found: list[tuple[str, int, int]] = []
     for rel, text in ctx.scripts():
+        cluster = bool(_CLUSTER.search(text))
         for line, command in _commands(text):
             for match in _SHELL_COUNT.finditer(command):
                 asked = int(match.group("n"))
                 machines = _SHELL_MACHINES.search(command)
-                per_node = asked
-                if (
-                    match.group("flag") == "num_processes"
-                    and machines
-                    and int(machines.group("n")) > 1
-                ):
-                    per_node = -(-asked // int(machines.group("n")))
+                nodes = machines.group("n").strip("'\"") if machines else "1"
+                spans_nodes = match.group("flag") == "num_processes"
+                if spans_nodes and (cluster or not nodes.isdigit()):
+                    continue
+                per_node = -(-asked // int(nodes)) if spans_nodes and int(nodes) > 1 else asked
                 found.append((f"{rel}:{line}", per_node, asked))
     for rel, text in ctx.texts.items():
         if not rel.endswith((".yaml", ".yml")):
