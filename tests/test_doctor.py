@@ -394,6 +394,15 @@ def test_visible_devices_bound_the_processes(fake: Fake) -> None:
     assert "configs/accelerate.yaml:3 asks for 8" in evidence
 
 
+def test_an_accelerate_config_count_alone_warns(fake: Fake) -> None:
+    """`accelerate launch --num_processes N` overrides the config's count (train_npu.sh)."""
+    (fake.project / "configs/accelerate.yaml").write_text(ACCELERATE_YAML.replace("8", "16"))
+    status, evidence, _ = finding(fake.report(), "devices.processes")
+    assert status is Status.WARN
+    assert evidence.startswith("configs/accelerate.yaml:3 asks for 16, but 8 NPU(s) are visible")
+    assert "when launched without --num_processes" in evidence
+
+
 def test_a_multi_node_launch_counts_per_node(fake: Fake) -> None:
     (fake.project / "scripts/train.sh").write_text(
         "accelerate launch --num_machines 2 \\\n    --num_processes 16 train.py\n"

@@ -22,6 +22,7 @@ _HEALTH = re.compile(
     re.MULTILINE,
 )
 _DAVINCI = re.compile(r"davinci\d+")
+_YAML = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def requested(ctx: Context) -> list[tuple[str, int, int]]:
                 per_node = -(-asked // int(nodes)) if spans_nodes and int(nodes) > 1 else asked
                 found.append((f"{rel}:{line}", per_node, asked))
     for rel, text in ctx.texts.items():
-        if not rel.endswith((".yaml", ".yml")):
+        if not rel.endswith(_YAML):
             continue
         machines_at = _YAML_MACHINES.search(text)
         nodes = int(machines_at.group("n")) if machines_at else 1
@@ -200,24 +201,23 @@ def processes_check(ctx: Context) -> list[Finding]:
             )
         ]
     over = [
-        f"{where} asks for {n}" + (f" ({per} per node)" if per != n else "")
+        (where, f"{where} asks for {n}" + (f" ({per} per node)" if per != n else ""))
         for where, per, n in asked
         if per > seen.count
     ]
     if not over:
-        return [
-            Finding(
-                "devices.processes",
-                SECTION,
-                title,
-                Status.OK,
-                f"{len(asked)} launch setting(s), none above {seen.count} visible NPU(s)",
-            )
-        ]
+        evidence = f"{len(asked)} launch setting(s), none above {seen.count} visible NPU(s)"
+        return [Finding("devices.processes", SECTION, title, Status.OK, evidence)]
+    # A script's count is what starts; a config's `num_processes:` is what starts only when
+    # the launch does not pass --num_processes (train_npu.sh always does): a warning.
+    in_scripts = [text for where, text in over if not where.split(":")[0].endswith(_YAML)]
+    status = Status.FAIL if in_scripts else Status.WARN
+    note = "" if in_scripts else " when launched without --num_processes"
     return [
         Finding(
-            "devices.processes", SECTION, title, Status.FAIL,
-            f"{'; '.join(over)}, but {seen.count} NPU(s) are visible (HCCL: one rank per NPU)",
+            "devices.processes", SECTION, title, status,
+            f"{'; '.join(text for _, text in over)}, but {seen.count} NPU(s) are visible{note} "
+            "(HCCL: one rank per NPU)",
             f"use at most {seen.count} processes per node there (or launch with "
             "scripts/train_npu.sh, which counts the NPUs)",
         )
