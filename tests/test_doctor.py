@@ -609,3 +609,19 @@ def test_the_doctor_never_imports_the_project(fake: Fake) -> None:
     finally:
         os.chdir(cwd)
     assert not marker.exists()
+
+
+def test_a_per_user_toolkit_is_found_under_home(fake: Fake) -> None:
+    user = fake.root / "home/me/Ascend/ascend-toolkit"
+    user.parent.mkdir(parents=True)
+    (fake.root / TOOLKIT.lstrip("/")).parent.rename(user)
+    fake.env.update(HOME="/home/me", LD_LIBRARY_PATH="/home/me/Ascend/ascend-toolkit/latest/lib64")
+    del fake.env["ASCEND_TOOLKIT_HOME"]
+    report = fake.report()
+    assert finding(report, "cann.toolkit")[1] == (
+        "/home/me/Ascend/ascend-toolkit/latest (per-user location)"
+    )
+    assert finding(report, "cann.version")[1].startswith("8.2.RC1 (/home/me/Ascend/")
+    assert finding(report, "cann.set_env")[2] == (
+        "source /home/me/Ascend/ascend-toolkit/set_env.sh (in this shell and in the job's start-up)"
+    )
