@@ -18,8 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from migrator.cli import main
-from migrator.doctor import Host, Options, Report, Status, run_checks
-from migrator.doctor.model import JSON_SCHEMA
+from migrator.doctor.checks import run_checks
+from migrator.doctor.context import Options
+from migrator.doctor.host import Host
+from migrator.doctor.model import JSON_SCHEMA, Report, Status
 from migrator.doctor.project import pending
 from migrator.doctor.versions import ascend_key
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from migrator import data
 from migrator.doctor.context import Check, Context
-from migrator.doctor.model import Finding, Status
+from migrator.doctor.model import CheckResult, Status
 from migrator.doctor.versions import ascend_key, release
 
 SECTION = "CANN and driver"
@@ -94,7 +94,7 @@ def expected_cann(ctx: Context) -> str | None:
     return row[0] if row is not None else None
 
 
-def toolkit_checks(ctx: Context) -> list[Finding]:
+def toolkit_checks(ctx: Context) -> list[CheckResult]:
     found = toolkit(ctx)
     wanted = expected_cann(ctx)
     if found is None:
@@ -102,18 +102,20 @@ def toolkit_checks(ctx: Context) -> list[Finding]:
             "$ASCEND_TOOLKIT_HOME, $ASCEND_HOME_PATH, " + ", ".join(DEFAULTS) + ", ~/Ascend/..."
         )
         return [
-            Finding(
+            CheckResult(
                 "cann.toolkit", SECTION, "CANN toolkit", Status.FAIL, f"not found ({looked})",
                 f"install the CANN toolkit{f' {wanted}' if wanted else ''} (Ascend-cann-toolkit_"
                 "<version>_linux-<arch>.run) and its ops package",
             )
         ]  # fmt: skip
     path, origin = found
-    findings = [Finding("cann.toolkit", SECTION, "CANN toolkit", Status.OK, f"{path} ({origin})")]
+    findings = [
+        CheckResult("cann.toolkit", SECTION, "CANN toolkit", Status.OK, f"{path} ({origin})")
+    ]
     version = toolkit_version(ctx, path)
     if version is None:
         findings.append(
-            Finding(
+            CheckResult(
                 "cann.version", SECTION, "CANN version", Status.UNKNOWN,
                 f"no ascend_toolkit_install.info or version.cfg under {path}",
                 "reinstall the toolkit: its version file is missing",
@@ -121,7 +123,7 @@ def toolkit_checks(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     else:
         findings.append(
-            Finding(
+            CheckResult(
                 "cann.version", SECTION, "CANN version", Status.OK, f"{version[0]} ({version[1]})"
             )
         )
@@ -130,13 +132,13 @@ def toolkit_checks(ctx: Context) -> list[Finding]:
     return findings
 
 
-def driver_check(ctx: Context) -> list[Finding]:
+def driver_check(ctx: Context) -> list[CheckResult]:
     found = toolkit(ctx)
     version = None if found is None else toolkit_version(ctx, found[0])
     return [_driver(ctx, None if version is None else version[0])]
 
 
-def _sourced(ctx: Context, path: str) -> Finding:
+def _sourced(ctx: Context, path: str) -> CheckResult:
     env = ctx.host.env
     lib64 = f"{path.rstrip('/')}/lib64"
     on_path = any(
@@ -146,11 +148,11 @@ def _sourced(ctx: Context, path: str) -> Finding:
     home = env.get("ASCEND_TOOLKIT_HOME")
     if home and on_path:
         evidence = f"ASCEND_TOOLKIT_HOME={home}, LD_LIBRARY_PATH has {lib64}"
-        return Finding("cann.set_env", SECTION, "set_env.sh sourced", Status.OK, evidence)
+        return CheckResult("cann.set_env", SECTION, "set_env.sh sourced", Status.OK, evidence)
     missing = [] if home else ["ASCEND_TOOLKIT_HOME is unset"]
     if not on_path:
         missing.append(f"LD_LIBRARY_PATH lacks {lib64}")
-    return Finding(
+    return CheckResult(
         "cann.set_env",
         SECTION,
         "set_env.sh sourced",
@@ -160,19 +162,21 @@ def _sourced(ctx: Context, path: str) -> Finding:
     )
 
 
-def _pairing(ctx: Context, version: str | None, wanted: str | None) -> Finding:
+def _pairing(ctx: Context, version: str | None, wanted: str | None) -> CheckResult:
     npu = ctx.version("torch-npu")
     title = "CANN for torch-npu"
     if npu is None:
-        return Finding("cann.pairing", SECTION, title, Status.SKIP, "torch-npu is not installed")
+        return CheckResult(
+            "cann.pairing", SECTION, title, Status.SKIP, "torch-npu is not installed"
+        )
     if wanted is None:
-        return Finding(
+        return CheckResult(
             "cann.pairing", SECTION, title, Status.UNKNOWN,
             f"the data names no CANN release for torch-npu {npu}",
             "check torch-npu's release notes for its CANN release",
         )  # fmt: skip
     if version is None:
-        return Finding(
+        return CheckResult(
             "cann.pairing",
             SECTION,
             title,
@@ -180,10 +184,10 @@ def _pairing(ctx: Context, version: str | None, wanted: str | None) -> Finding:
             f"torch-npu {npu} is built for CANN {wanted}; the toolkit's version is unknown",
         )
     if version == wanted:
-        return Finding(
+        return CheckResult(
             "cann.pairing", SECTION, title, Status.OK, f"torch-npu {npu} is built for CANN {wanted}"
         )
-    return Finding(
+    return CheckResult(
         "cann.pairing",
         SECTION,
         title,
@@ -207,11 +211,11 @@ def driver_version(ctx: Context) -> tuple[str, str] | None:
     return (found.group(1), DRIVER_VERSION_FILE) if found else None
 
 
-def _driver(ctx: Context, cann: str | None) -> Finding:
+def _driver(ctx: Context, cann: str | None) -> CheckResult:
     title = "NPU driver"
     found = driver_version(ctx)
     if found is None:
-        return Finding(
+        return CheckResult(
             "cann.driver", SECTION, title, Status.FAIL,
             f"no npu-smi on PATH and no {DRIVER_VERSION_FILE}",
             "install the NPU driver and firmware (Ascend HDK) for this card, then reboot",
@@ -220,7 +224,7 @@ def _driver(ctx: Context, cann: str | None) -> Finding:
     table = ctx.options.driver_table if ctx.options.driver_table is not None else driver_table()
     row = table.get(cann) if cann is not None else None
     if row is None:
-        return Finding(
+        return CheckResult(
             "cann.driver", SECTION, title, Status.UNKNOWN,
             f"driver {version} ({origin}); no cited row pairs CANN {cann or '?'} with a driver",
             f"check Ascend's compatibility table for CANN {cann or '?'}",
@@ -228,7 +232,7 @@ def _driver(ctx: Context, cann: str | None) -> Finding:
     minimum, source = row
     have, need = ascend_key(version), ascend_key(minimum)
     if have is None or need is None:
-        return Finding(
+        return CheckResult(
             "cann.driver",
             SECTION,
             title,
@@ -236,14 +240,14 @@ def _driver(ctx: Context, cann: str | None) -> Finding:
             f"driver {version} ({origin}): version not understood",
         )
     if have >= need:
-        return Finding(
+        return CheckResult(
             "cann.driver",
             SECTION,
             title,
             Status.OK,
             f"driver {version} ({origin}) >= {minimum} for CANN {cann}",
         )
-    return Finding(
+    return CheckResult(
         "cann.driver",
         SECTION,
         title,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from migrator.doctor import cann, devices, offline, project, python_stack
 from migrator.doctor.context import Check, Context, Options
 from migrator.doctor.host import Host
-from migrator.doctor.model import Finding, Report
+from migrator.doctor.model import CheckResult, Report
 
 CHECKS: tuple[Check, ...] = (
     *python_stack.CHECKS,
@@ -18,7 +18,7 @@ CHECKS: tuple[Check, ...] = (
 
 def run_checks(host: Host, options: Options) -> Report:
     context = Context(host, options)
-    findings: list[Finding] = []
+    findings: list[CheckResult] = []
     for check in CHECKS:
         findings.extend(check(context))
     return Report(tuple(findings))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator.doctor.host import Host
-from migrator.doctor.model import Finding
+from migrator.doctor.model import CheckResult
 from migrator.engine.walk import walk
 
 # Package versions come from installed metadata and package folders from `find_spec`: no
@@ -138,4 +138,4 @@ def _last_error(stderr: str) -> str:
     return lines[-1] if lines else "exited with an error and printed nothing"
 
 
-Check = Callable[["Context"], list[Finding]]
+Check = Callable[["Context"], list[CheckResult]]

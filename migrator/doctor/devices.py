@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from migrator.doctor.context import Check, Context
-from migrator.doctor.model import Finding, Status
+from migrator.doctor.model import CheckResult, Status
 
 SECTION = "Devices"
 _HEALTH = re.compile(
@@ -53,11 +53,11 @@ def visible(ctx: Context) -> Visible:
     return Visible(min(counts) if counts else 0, ", ".join(seen))
 
 
-def visible_check(ctx: Context) -> list[Finding]:
+def visible_check(ctx: Context) -> list[CheckResult]:
     seen = visible(ctx)
     if seen.count:
         return [
-            Finding(
+            CheckResult(
                 "devices.visible",
                 SECTION,
                 "visible NPUs",
@@ -66,7 +66,7 @@ def visible_check(ctx: Context) -> list[Finding]:
             )
         ]
     return [
-        Finding(
+        CheckResult(
             "devices.visible", SECTION, "visible NPUs", Status.FAIL, f"none ({seen.evidence})",
             "install the NPU driver, or in a container map the /dev/davinciN, "
             "/dev/davinci_manager, /dev/devmm_svm and /dev/hisi_hdc devices and npu-smi into it",
@@ -74,11 +74,11 @@ def visible_check(ctx: Context) -> list[Finding]:
     ]  # fmt: skip
 
 
-def health_check(ctx: Context) -> list[Finding]:
+def health_check(ctx: Context) -> list[CheckResult]:
     ran = ctx.host.run(["npu-smi", "info"])
     if ran is None or ran.returncode != 0:
         return [
-            Finding(
+            CheckResult(
                 "devices.health",
                 SECTION,
                 "NPU health",
@@ -90,7 +90,7 @@ def health_check(ctx: Context) -> list[Finding]:
     rows = [(m.group("npu"), m.group("health")) for m in _HEALTH.finditer(ran.stdout)]
     if not rows:
         return [
-            Finding(
+            CheckResult(
                 "devices.health",
                 SECTION,
                 "NPU health",
@@ -102,11 +102,13 @@ def health_check(ctx: Context) -> list[Finding]:
     bad = [f"NPU {npu}: {health}" for npu, health in rows if health != "OK"]
     if not bad:
         return [
-            Finding("devices.health", SECTION, "NPU health", Status.OK, f"{len(rows)} NPU(s) OK")
+            CheckResult(
+                "devices.health", SECTION, "NPU health", Status.OK, f"{len(rows)} NPU(s) OK"
+            )
         ]
     failed = any(not b.endswith("Warning") for b in bad)
     return [
-        Finding(
+        CheckResult(
             "devices.health", SECTION, "NPU health", Status.FAIL if failed else Status.WARN,
             ", ".join(bad), "leave those NPUs out with ASCEND_RT_VISIBLE_DEVICES and read "
             "`npu-smi info -t health -i ID` (or ask the host's administrator)",
@@ -174,14 +176,14 @@ def requested(ctx: Context) -> list[tuple[str, int, int]]:
     return found
 
 
-def processes_check(ctx: Context) -> list[Finding]:
+def processes_check(ctx: Context) -> list[CheckResult]:
     if ctx.options.project is None:
         return []
     asked = requested(ctx)
     title = "processes per NPU"
     if not asked:
         return [
-            Finding(
+            CheckResult(
                 "devices.processes",
                 SECTION,
                 title,
@@ -192,7 +194,7 @@ def processes_check(ctx: Context) -> list[Finding]:
     seen = visible(ctx)
     if not seen.count:
         return [
-            Finding(
+            CheckResult(
                 "devices.processes",
                 SECTION,
                 title,
@@ -207,14 +209,14 @@ def processes_check(ctx: Context) -> list[Finding]:
     ]
     if not over:
         evidence = f"{len(asked)} launch setting(s), none above {seen.count} visible NPU(s)"
-        return [Finding("devices.processes", SECTION, title, Status.OK, evidence)]
+        return [CheckResult("devices.processes", SECTION, title, Status.OK, evidence)]
     # A script's count is what starts; a config's `num_processes:` is what starts only when
     # the launch does not pass --num_processes (train_npu.sh always does): a warning.
     in_scripts = [text for where, text in over if not where.split(":")[0].endswith(_YAML)]
     status = Status.FAIL if in_scripts else Status.WARN
     note = "" if in_scripts else " when launched without --num_processes"
     return [
-        Finding(
+        CheckResult(
             "devices.processes", SECTION, title, status,
             f"{'; '.join(text for _, text in over)}, but {seen.count} NPU(s) are visible{note} "
             "(HCCL: one rank per NPU)",

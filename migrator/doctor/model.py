@@ -19,7 +19,7 @@ class Status(Enum):
 
 
 @dataclass(frozen=True)
-class Finding:
+class CheckResult:
     """One check's result: what was seen (`evidence`) and, unless it passed, one fix."""
 
     id: str
@@ -47,10 +47,10 @@ class Finding:
 
 @dataclass(frozen=True)
 class Report:
-    findings: tuple[Finding, ...]
+    findings: tuple[CheckResult, ...]
 
     @property
-    def blocking(self) -> tuple[Finding, ...]:
+    def blocking(self) -> tuple[CheckResult, ...]:
         return tuple(f for f in self.findings if f.blocking)
 
     @property

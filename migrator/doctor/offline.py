@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from migrator.doctor.context import Check, Context
-from migrator.doctor.model import Finding, Status
+from migrator.doctor.model import CheckResult, Status
 
 SECTION = "Offline host"
 HUB_USERS = ("transformers", "diffusers", "huggingface_hub", "datasets")
@@ -45,9 +45,9 @@ def _offline(name: str, value: str) -> bool:
     return any(v in value.lower() for v in OFFLINE_VALUES[name])
 
 
-def offline_checks(ctx: Context) -> list[Finding]:
+def offline_checks(ctx: Context) -> list[CheckResult]:
     env = ctx.host.env
-    findings: list[Finding] = []
+    findings: list[CheckResult] = []
     wandb_users = ctx.uses("wandb")
     where = set_by_scripts(ctx, "WANDB_MODE")
     value = env.get("WANDB_MODE")
@@ -58,11 +58,13 @@ def offline_checks(ctx: Context) -> list[Finding]:
         _offline("WANDB_MODE", w) for w in where
     ):
         findings.append(
-            Finding("offline.wandb", SECTION, "wandb", Status.OK, evidence + " (no network needed)")
+            CheckResult(
+                "offline.wandb", SECTION, "wandb", Status.OK, evidence + " (no network needed)"
+            )
         )
     elif wandb_users:
         findings.append(
-            Finding(
+            CheckResult(
                 "offline.wandb", SECTION, "wandb", Status.WARN,
                 f"{evidence}; {wandb_users[0]} imports wandb, which needs wandb.ai unless offline",
                 "on a host without internet: export WANDB_MODE=offline "
@@ -71,7 +73,7 @@ def offline_checks(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     else:
         findings.append(
-            Finding(
+            CheckResult(
                 "offline.wandb",
                 SECTION,
                 "wandb",
@@ -89,7 +91,7 @@ def offline_checks(ctx: Context) -> list[Finding]:
     offline = any(_offline(n, env[n]) for n in names if n in env) or bool(scripted)
     if offline:
         findings.append(
-            Finding(
+            CheckResult(
                 "offline.hub", SECTION, "Hugging Face hub", Status.OK,
                 f"{evidence}: models, tokenizers and datasets must already be in local folders "
                 "or the hub cache",
@@ -97,7 +99,7 @@ def offline_checks(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     elif hub_users:
         findings.append(
-            Finding(
+            CheckResult(
                 "offline.hub", SECTION, "Hugging Face hub", Status.WARN,
                 f"{evidence}; {hub_users[0]} loads from the hub, which an offline host "
                 "cannot reach",
@@ -107,7 +109,7 @@ def offline_checks(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     else:
         findings.append(
-            Finding(
+            CheckResult(
                 "offline.hub",
                 SECTION,
                 "Hugging Face hub",

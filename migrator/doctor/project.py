@@ -15,12 +15,12 @@ from migrator.contract.rule import RuleOptions
 from migrator.core.model import Status as FileStatus
 from migrator.core.target import TARGETS
 from migrator.doctor.context import Check, Context
-from migrator.doctor.model import Finding, Status
+from migrator.doctor.model import CheckResult, Status
 from migrator.engine import registry
 from migrator.engine.config import ConfigError
 from migrator.engine.config import load as load_config
 from migrator.engine.files import default_jobs
-from migrator.engine.selection import SelectionError, select, split_codes
+from migrator.engine.selection import SelectionError, renamed, select, split_codes
 from migrator.engine.session import SessionError, choose_profile, migrate, plan
 from migrator.engine.settings import Settings
 
@@ -44,6 +44,8 @@ class Pending:
 def pending(project: Path) -> Pending:
     """What `migrate --check PROJECT` would report, with `[tool.migrate]` applied.
 
+    The selection mirrors the CLI's (`migrator.cli._resolve`) for a run without flags.
+
     Raises ValueError with the configuration's own message when it cannot be used.
     """
     root = project.resolve() if project.is_dir() else project.resolve().parent
@@ -51,10 +53,10 @@ def pending(project: Path) -> Pending:
         config = load_config(root)
         profile = choose_profile(config.profile or "auto", root)
         loaded = registry.load()
-        chosen = select(
-            loaded.for_profile(profile), split_codes(config.select or ()),
-            split_codes(config.ignore or ()), loaded.rules,
-        )  # fmt: skip
+        selected, _ = renamed(split_codes(config.select or ()), loaded.aliases)
+        ignored, _ = renamed(split_codes(config.ignore or ()), loaded.aliases)
+        codes = select(loaded.for_profile(profile), selected, ignored, loaded.codes)
+        step_codes = select(profile.steps, selected, ignored, loaded.codes)
     except (ConfigError, SessionError, SelectionError) as error:
         raise ValueError(str(error)) from None
     entries: list[str] = []
@@ -64,8 +66,9 @@ def pending(project: Path) -> Pending:
             entries.append(full.relative_to(root).as_posix())
     options = RuleOptions(tuple(entries), config.transfer_to_npu is not False)
     settings = Settings(
-        TARGETS["npu"], tuple(rule.code for rule in chosen), options, annotate=bool(config.annotate)
-    )
+        TARGETS["npu"], tuple(rule.code for rule in codes), options,
+        annotate=bool(config.annotate), step_codes=tuple(step.code for step in step_codes),
+    )  # fmt: skip
     exclude, base = config.exclude or (), ""
     if exclude and config.folder is not None:
         prefix = root.relative_to(config.folder.resolve()).as_posix()
@@ -84,7 +87,7 @@ def pending(project: Path) -> Pending:
     return Pending(profile.name, files, edits, failed, tuple(first))
 
 
-def migration_check(ctx: Context) -> list[Finding]:
+def migration_check(ctx: Context) -> list[CheckResult]:
     project = ctx.options.project
     if project is None:
         return []
@@ -93,7 +96,7 @@ def migration_check(ctx: Context) -> list[Finding]:
         found = pending(project)
     except ValueError as error:
         return [
-            Finding(
+            CheckResult(
                 "project.migrate",
                 SECTION,
                 title,
@@ -104,7 +107,7 @@ def migration_check(ctx: Context) -> list[Finding]:
         ]
     if found.files == 0 and found.failed == 0:
         return [
-            Finding(
+            CheckResult(
                 "project.migrate",
                 SECTION,
                 title,
@@ -120,7 +123,7 @@ def migration_check(ctx: Context) -> list[Finding]:
     if found.failed:
         evidence += f"; {found.failed} file(s) could not be read or parsed"
     return [
-        Finding(
+        CheckResult(
             "project.migrate", SECTION, title, Status.FAIL, evidence,
             f"migrate {project} (then review the diff); `migrate {project} --dry-run` shows it",
         )
@@ -132,7 +135,7 @@ _TORCH = re.compile(r"^\s*(?:import|from)\s+torch\b", re.MULTILINE)
 _SETUP = re.compile(r"^\s*(?:import|from)\s+(?:torch_npu|mx_driving)\b", re.MULTILINE)
 
 
-def entry_setup(ctx: Context) -> list[Finding]:
+def entry_setup(ctx: Context) -> list[CheckResult]:
     if ctx.options.project is None:
         return []
     title = "entry scripts set up the NPU"
@@ -143,14 +146,14 @@ def entry_setup(ctx: Context) -> list[Finding]:
     ]
     if not entries:
         return [
-            Finding(
+            CheckResult(
                 "project.entry_setup", SECTION, title, Status.SKIP, "no entry script imports torch"
             )
         ]
     bare = [rel for rel in entries if not _SETUP.search(ctx.texts[rel])]
     if not bare:
         return [
-            Finding(
+            CheckResult(
                 "project.entry_setup",
                 SECTION,
                 title,
@@ -159,7 +162,7 @@ def entry_setup(ctx: Context) -> list[Finding]:
             )
         ]
     return [
-        Finding(
+        CheckResult(
             "project.entry_setup", SECTION, title, Status.WARN,
             f"{len(bare)} of {len(entries)} without `import torch_npu`: {', '.join(bare[:3])}",
             "migrate the project (NPU030 adds the set-up), or pass `--entry FILE` for the "
@@ -188,15 +191,15 @@ def _sites(ctx: Context, suffixes: tuple[str, ...], pattern: re.Pattern[str]) ->
     return found
 
 
-def cuda_left(ctx: Context) -> list[Finding]:
+def cuda_left(ctx: Context) -> list[CheckResult]:
     if ctx.options.project is None:
         return []
-    found: list[Finding] = []
+    found: list[CheckResult] = []
     configs = _sites(ctx, (".yaml", ".yml", ".json", ".toml", ".cfg"), _CONFIG_CUDA)
     title = "configs naming CUDA"
     if configs:
         found.append(
-            Finding(
+            CheckResult(
                 "project.cuda_configs", SECTION, title, Status.WARN,
                 f"{len(configs)}: {', '.join(configs[:3])}{', ...' if len(configs) > 3 else ''}",
                 "use \"npu\" / \"hccl\" there (or let the code choose the device)",
@@ -204,7 +207,7 @@ def cuda_left(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     else:
         found.append(
-            Finding(
+            CheckResult(
                 "project.cuda_configs", SECTION, title, Status.OK, "no config names cuda or nccl"
             )
         )
@@ -212,7 +215,7 @@ def cuda_left(ctx: Context) -> list[Finding]:
     title = "CUDA_VISIBLE_DEVICES / NCCL_* in scripts"
     if scripts:
         found.append(
-            Finding(
+            CheckResult(
                 "project.cuda_env", SECTION, title, Status.WARN,
                 f"{len(scripts)}: {', '.join(scripts[:3])}{', ...' if len(scripts) > 3 else ''} "
                 "(ignored on the NPU)",
@@ -221,7 +224,7 @@ def cuda_left(ctx: Context) -> list[Finding]:
         )  # fmt: skip
     else:
         found.append(
-            Finding(
+            CheckResult(
                 "project.cuda_env", SECTION, title, Status.OK, "none in the project's shell scripts"
             )
         )
@@ -230,7 +233,7 @@ def cuda_left(ctx: Context) -> list[Finding]:
 
 def _layout(
     check_id: str, title: str, folder: Path | None, layout: tuple[str, ...], fix: str
-) -> list[Finding]:
+) -> list[CheckResult]:
     if folder is None:
         return []
     missing = [
@@ -238,13 +241,15 @@ def _layout(
         if not ((folder / part).is_dir() if part.endswith("/") else (folder / part).is_file())
     ]  # fmt: skip
     if not missing:
-        return [Finding(check_id, DIT4DIT, title, Status.OK, f"{folder}: {', '.join(layout)}")]
+        return [CheckResult(check_id, DIT4DIT, title, Status.OK, f"{folder}: {', '.join(layout)}")]
     return [
-        Finding(check_id, DIT4DIT, title, Status.FAIL, f"{folder} lacks {', '.join(missing)}", fix)
+        CheckResult(
+            check_id, DIT4DIT, title, Status.FAIL, f"{folder} lacks {', '.join(missing)}", fix
+        )
     ]
 
 
-def dit4dit_folders(ctx: Context) -> list[Finding]:
+def dit4dit_folders(ctx: Context) -> list[CheckResult]:
     return [
         *_layout(
             "dit4dit.model", "--model layout", ctx.options.model, MODEL_LAYOUT,

@@ -11,7 +11,7 @@ import re
 from migrator import data
 from migrator.doctor.cann import set_env_script
 from migrator.doctor.context import Check, Context
-from migrator.doctor.model import Finding, Status
+from migrator.doctor.model import CheckResult, Status
 from migrator.doctor.versions import at_least, base, release
 
 SECTION = "Python stack"
@@ -57,11 +57,11 @@ def _pin_fix(torch_npu: str | None) -> str:
     return f"pip install torch=={wanted} (torch-npu {torch_npu} is built for torch {wanted})"
 
 
-def torch_versions(ctx: Context) -> list[Finding]:
+def torch_versions(ctx: Context) -> list[CheckResult]:
     if ctx.stack is None:
         python = ctx.host.interpreter() or ctx.host.python or "python"
         return [
-            Finding(
+            CheckResult(
                 "python.interpreter", SECTION, "interpreter", Status.FAIL,
                 f"could not run {python}", "pass --python with the interpreter of the "
                 "training environment (the one that has torch and torch_npu)",
@@ -70,14 +70,16 @@ def torch_versions(ctx: Context) -> list[Finding]:
     torch = ctx.version("torch")
     npu = ctx.version("torch-npu")
     where = f"{ctx.stack['python']} (Python {ctx.stack['version']})"
-    found = [Finding("python.interpreter", SECTION, "interpreter", Status.OK, where)]
+    found = [CheckResult("python.interpreter", SECTION, "interpreter", Status.OK, where)]
     if torch is None:
         found.append(
-            Finding("python.torch", SECTION, "torch", Status.FAIL, "not installed", _pin_fix(npu))
+            CheckResult(
+                "python.torch", SECTION, "torch", Status.FAIL, "not installed", _pin_fix(npu)
+            )
         )
     if npu is None:
         found.append(
-            Finding(
+            CheckResult(
                 "python.torch_npu", SECTION, "torch-npu", Status.FAIL, "not installed",
                 f"pip install torch-npu=={_npu_for(torch)} (the release built for torch "
                 f"{torch or '2.7.1'})",
@@ -88,14 +90,14 @@ def torch_versions(ctx: Context) -> list[Finding]:
     wanted = required_torch(npu)
     if wanted is None or base(torch) == wanted:
         found.append(
-            Finding(
+            CheckResult(
                 "python.torch_npu", SECTION, "torch and torch-npu",
                 Status.OK, f"torch {torch}, torch-npu {npu} (needs torch {wanted})",
             )
         )  # fmt: skip
     else:
         found.append(
-            Finding(
+            CheckResult(
                 "python.torch_npu", SECTION, "torch and torch-npu", Status.FAIL,
                 f"torch {torch} with torch-npu {npu}, which needs torch {wanted} "
                 "(importing torch_npu fails with 'undefined symbol')", _pin_fix(npu),
@@ -110,9 +112,9 @@ def _npu_for(torch: str | None) -> str:
     return candidates[-1] if candidates else data.default_torch_npu()
 
 
-def companions(ctx: Context) -> list[Finding]:
+def companions(ctx: Context) -> list[CheckResult]:
     torch = ctx.version("torch")
-    found: list[Finding] = []
+    found: list[CheckResult] = []
     if torch is None:
         return found
     for package in ("torchvision", "torchaudio"):
@@ -122,7 +124,7 @@ def companions(ctx: Context) -> list[Finding]:
             continue
         ok = version == wanted or version.startswith(wanted + ".")
         found.append(
-            Finding(
+            CheckResult(
                 f"python.{package}", SECTION, package, Status.OK if ok else Status.FAIL,
                 f"{package} {version} with torch {torch} (matches {wanted}.x)",
                 None if ok else f"pip install '{package}=={wanted}.*' (the release built for "
@@ -153,12 +155,14 @@ CAUSES = (
 )
 
 
-def import_torch_npu(ctx: Context) -> list[Finding]:
+def import_torch_npu(ctx: Context) -> list[CheckResult]:
     if ctx.stack is None or ctx.version("torch-npu") is None or ctx.version("torch") is None:
         return []
     imported = ctx.imports("import torch_npu")
     if imported.ok:
-        return [Finding("python.import_torch_npu", SECTION, "import torch_npu", Status.OK, "works")]
+        return [
+            CheckResult("python.import_torch_npu", SECTION, "import torch_npu", Status.OK, "works")
+        ]
     folders = ctx.stack["folders"]
     libs = ":".join(f"{folders[n]}/lib" for n in ("torch", "torch_npu") if folders.get(n))
     values = {
@@ -169,13 +173,13 @@ def import_torch_npu(ctx: Context) -> list[Finding]:
     for pattern, cause, fix in CAUSES:
         if pattern.search(imported.error):
             return [
-                Finding(
+                CheckResult(
                     "python.import_torch_npu", SECTION, "import torch_npu", Status.FAIL,
                     f"{imported.error} -> {cause}", fix.format(**values),
                 )
             ]  # fmt: skip
     return [
-        Finding(
+        CheckResult(
             "python.import_torch_npu", SECTION, "import torch_npu", Status.FAIL, imported.error,
             f"run {ctx.stack['python']} -c 'import torch_npu' and read the whole traceback",
         )
@@ -198,7 +202,7 @@ def _needs(text: str, module: str) -> bool:
     return bool(pattern.search(_SETUP_BLOCK.sub("", text)))
 
 
-def mx_driving(ctx: Context) -> list[Finding]:
+def mx_driving(ctx: Context) -> list[CheckResult]:
     users = ctx.uses("mx_driving")
     if not users:
         return []
@@ -206,7 +210,7 @@ def mx_driving(ctx: Context) -> list[Finding]:
     version = ctx.version("mx-driving")
     if version is None and not required:
         return [
-            Finding(
+            CheckResult(
                 "python.mx_driving", SECTION, "mx-driving", Status.WARN,
                 f"not installed; {users[0]} applies its patcher if present and runs without",
                 "pip install mx-driving for its patches (needed with mmcv/mmdet/mmdet3d)",
@@ -214,7 +218,7 @@ def mx_driving(ctx: Context) -> list[Finding]:
         ]  # fmt: skip
     if version is None:
         return [
-            Finding(
+            CheckResult(
                 "python.mx_driving", SECTION, "mx-driving", Status.FAIL,
                 f"not installed; imported by {required[0]}",
                 "pip install mx-driving (a release whose torch range holds the installed torch)",
@@ -223,10 +227,10 @@ def mx_driving(ctx: Context) -> list[Finding]:
     probed = ctx.imports(PATCHER_PROBE)
     if probed.ok and probed.stdout.strip().endswith("True"):
         evidence = f"mx-driving {version}, mx_driving.patcher.default_patcher_builder present"
-        return [Finding("python.mx_driving", SECTION, "mx-driving", Status.OK, evidence)]
+        return [CheckResult("python.mx_driving", SECTION, "mx-driving", Status.OK, evidence)]
     why = probed.error if not probed.ok else "mx_driving.patcher has no default_patcher_builder"
     return [
-        Finding(
+        CheckResult(
             "python.mx_driving", SECTION, "mx-driving", Status.FAIL, f"mx-driving {version}: {why}",
             "install an mx-driving release with `from mx_driving.patcher import "
             "default_patcher_builder` (26.x), or change the entry script to that release's API",
@@ -234,15 +238,15 @@ def mx_driving(ctx: Context) -> list[Finding]:
     ]  # fmt: skip
 
 
-def npu_aware(ctx: Context) -> list[Finding]:
-    found: list[Finding] = []
+def npu_aware(ctx: Context) -> list[CheckResult]:
+    found: list[CheckResult] = []
     for distribution, (minimum, module, source) in NPU_AWARE.items():
         version = ctx.version(distribution)
         users = ctx.uses(module)
         if version is None:
             if users:
                 found.append(
-                    Finding(
+                    CheckResult(
                         f"python.{distribution}", SECTION, distribution, Status.FAIL,
                         f"not installed; imported by {users[0]}",
                         f"pip install '{distribution}>={minimum}'",
@@ -252,7 +256,7 @@ def npu_aware(ctx: Context) -> list[Finding]:
         ok = at_least(version, minimum)
         status = Status.OK if ok else Status.FAIL if ok is False else Status.UNKNOWN
         found.append(
-            Finding(
+            CheckResult(
                 f"python.{distribution}", SECTION, distribution, status,
                 f"{distribution} {version} (the NPU is known from {minimum} on: {source})",
                 None if ok else f"pip install '{distribution}>={minimum}'",
@@ -261,14 +265,16 @@ def npu_aware(ctx: Context) -> list[Finding]:
     return found
 
 
-def decord(ctx: Context) -> list[Finding]:
+def decord(ctx: Context) -> list[CheckResult]:
     users = ctx.uses("decord")
     if not users:
         return []
     imported = ctx.imports("import decord")
     if imported.ok:
         version = ctx.version("decord") or ctx.version("eva-decord") or "?"
-        return [Finding("python.decord", SECTION, "decord", Status.OK, f"decord {version} imports")]
+        return [
+            CheckResult("python.decord", SECTION, "decord", Status.OK, f"decord {version} imports")
+        ]
     if "libavcodec" in imported.error or "libavformat" in imported.error:
         cause = "decord was built without (or cannot find) FFmpeg's libraries"
         fix = (
@@ -279,7 +285,7 @@ def decord(ctx: Context) -> list[Finding]:
         cause = "decord is not installed (PyPI has no aarch64 wheel)"
         fix = "build decord from source with FFmpeg, or read video with another backend (opencv)"
     return [
-        Finding(
+        CheckResult(
             "python.decord", SECTION, "decord", Status.FAIL,
             f"{imported.error} -> {cause}; imported by {users[0]}", fix,
         )
