@@ -20,6 +20,7 @@ import click
 from migrator import __version__
 from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
 from migrator.core.target import TARGETS
+from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
 
@@ -819,6 +820,8 @@ def run_command(
     args = list(program[1:] if program[:1] == ("--",) else program)
     sys.exit(subprocess.call([*command, *args]))
 
+
+main.add_command(doctor_command)
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,9 @@ run-time settings (operator dispatch queue, expandable memory segments, CPU affi
 HCCL timeouts, offline wandb), puts torch's and torch_npu's libraries on LD_LIBRARY_PATH
 from the active interpreter at run time (no environment path is written in), switches
 between the generated ZeRO-2 and ZeRO-3 accelerate configs, and keeps the shipped scripts'
-`--trainer.freeze_modules` value (text encoder and VAE frozen).
+`--trainer.freeze_modules` value (text encoder and VAE frozen). Before training it runs
+`migrate doctor` (when npu-migrator is installed on the host) and stops on a blocking
+finding, since a wrong host otherwise fails minutes into the run; SKIP_DOCTOR=1 skips it.
 """
 
 from __future__ import annotations

@@ -312,3 +312,40 @@ def test_help_prints_the_usage(launcher: Launcher) -> None:
     assert done.returncode == 0
     assert done.stdout.startswith("Usage: bash scripts/train_npu.sh [--zero 2|3]")
     assert "set -euo" not in done.stdout
+
+
+MIGRATE_STUB = """#!/bin/sh
+printf '%s\\n' "$@" > "$RECORD/migrate.args"
+echo "doctor report"
+exit "${FAKE_DOCTOR_EXIT:-0}"
+"""
+
+
+def test_the_doctor_runs_first_when_migrate_is_installed(launcher: Launcher) -> None:
+    _executable(launcher.bin / "migrate", MIGRATE_STUB)
+    done = launcher.run(BASE_MODEL="/models/cosmos", DATA_ROOT_DIR="/data/robotwin")
+    assert done.returncode == 0, done.stderr
+    assert (launcher.record / "migrate.args").read_text().splitlines() == [
+        "doctor", ".", "--python", "python", "--model", "/models/cosmos",
+        "--data", "/data/robotwin",
+    ]  # fmt: skip
+    assert "doctor report" in done.stderr
+    assert (launcher.record / "accelerate.args").exists()
+
+
+def test_a_blocking_doctor_finding_stops_the_launch(launcher: Launcher) -> None:
+    _executable(launcher.bin / "migrate", MIGRATE_STUB)
+    done = launcher.run(FAKE_DOCTOR_EXIT="1")
+    assert done.returncode == 2
+    assert "migrate doctor found problems that block training" in done.stderr
+    assert not (launcher.record / "accelerate.args").exists()
+    skipped = launcher.run(FAKE_DOCTOR_EXIT="1", SKIP_DOCTOR="1")
+    assert skipped.returncode == 0, skipped.stderr
+    assert (launcher.record / "accelerate.args").exists()
+
+
+def test_without_migrate_the_script_says_how_to_run_the_doctor(launcher: Launcher) -> None:
+    done = launcher.run()
+    assert done.returncode == 0, done.stderr
+    assert "run 'migrate doctor .' to check this host" in done.stderr
+    assert "run 'migrate doctor .'" not in launcher.run(SKIP_DOCTOR="1").stderr

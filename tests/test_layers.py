@@ -4,7 +4,10 @@ Read statically with the stdlib `ast` (every import, including those inside func
 under `TYPE_CHECKING`), so nothing of the tool is imported to check it. Lowest layer first:
 
     migrator (the package: `__version__`) -> data -> core -> analysis -> formats
-    -> contract -> engine -> output -> cli
+    -> contract -> engine -> output -> doctor -> cli
+
+`migrator.doctor` (`migrate doctor`) sits at the command level: the CLI registers it, and it
+runs the engine in-process for its `migrate --check` check; nothing below imports it.
 
 `migrator.data` (the released API surface of torch-npu and torch, as data) imports nothing
 of the tool, so the emulator reads it too.
@@ -31,6 +34,7 @@ LAYERS = (
     "migrator.contract",
     "migrator.engine",
     "migrator.output",
+    "migrator.doctor",
     "migrator.cli",
 )
 # The highest layer rules and profile rules may import.

@@ -24,6 +24,10 @@
 #   PYTHON          the interpreter that has torch and torch_npu (default: python)
 #   CANN_SET_ENV    CANN's set_env.sh, sourced unless ASCEND_TOOLKIT_HOME is already set
 #                   (default /usr/local/Ascend/ascend-toolkit/set_env.sh)
+#   SKIP_DOCTOR=1   do not run `migrate doctor` first. When npu-migrator's `migrate` is on
+#                   PATH, its blocking checks (Python stack, CANN, driver, NPUs, launch
+#                   settings, BASE_MODEL/DATA_ROOT_DIR layouts) run before training and a
+#                   failure stops here; without it, run `migrate doctor .` yourself.
 set -euo pipefail
 
 die() {
@@ -201,6 +205,24 @@ add_option --datasets.vla_data.data_mix "${DATA_MIX:-}"
 add_option --datasets.vla_data.per_device_batch_size "${PER_DEVICE_BATCH_SIZE:-}"
 add_option --datasets.vla_data.video_backend "${VIDEO_BACKEND:-}"
 add_option --trainer.max_train_steps "${MAX_TRAIN_STEPS:-}"
+
+# The host checks that would otherwise fail minutes into the run (only reads the host).
+if [ "${SKIP_DOCTOR:-}" != 1 ]; then
+    if command -v migrate >/dev/null 2>&1; then
+        doctor_args=(doctor . --python "$python_bin")
+        if [ -n "${BASE_MODEL:-}" ]; then
+            doctor_args+=(--model "$BASE_MODEL")
+        fi
+        if [ -n "${DATA_ROOT_DIR:-}" ]; then
+            doctor_args+=(--data "$DATA_ROOT_DIR")
+        fi
+        migrate "${doctor_args[@]}" >&2 || die "migrate doctor found problems that block \
+training (above): fix them, or set SKIP_DOCTOR=1 to start anyway"
+    else
+        warn "npu-migrator is not installed here: run 'migrate doctor .' to check this host \
+(set SKIP_DOCTOR=1 to silence this)"
+    fi
+fi
 
 log_dir="$run_root_dir/$run_id"
 mkdir -p "$log_dir"
