@@ -95,6 +95,8 @@ class FileResult:
     from_cache: bool = False
     # sha256 of the bytes the rules read, for the cache.
     digest: str | None = None
+    # (size, mtime in ns) of the file when it was read: a write checks it still holds.
+    stamp: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

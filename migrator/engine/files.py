@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -50,15 +51,18 @@ class _Prepared:
 
     def migrate(self, root: Path, rel: str) -> FileResult:
         try:
+            # Stat first: a file edited after this is seen as changed when it is written.
+            before = os.stat(root / rel)
             data = (root / rel).read_bytes()
         except OSError as error:
             return FileResult(rel, Status.FAILED, error=f"cannot read: {error.strerror}")
+        stamp = (before.st_size, before.st_mtime_ns)
         if self.cache is None:
-            return self.migrate_data(rel, data)
+            return replace(self.migrate_data(rel, data), stamp=stamp)
         digest = hashlib.sha256(data).hexdigest()
         if self.cache.hit(rel, digest):
             return FileResult(rel, Status.UNCHANGED, from_cache=True, digest=digest)
-        return replace(self.migrate_data(rel, data), digest=digest)
+        return replace(self.migrate_data(rel, data), digest=digest, stamp=stamp)
 
     def migrate_data(self, rel: str, data: bytes, *, python: bool = False) -> FileResult:
         """One file's bytes; `python` forces Python whatever the name says."""
@@ -186,6 +190,9 @@ _WORKER_ROOT: Path | None = None
 
 def _init_worker(settings: Settings, root: Path, cache: CacheRef | None) -> None:
     global _WORKER, _WORKER_ROOT
+    # The parent handles Ctrl-C and SIGTERM and ends the pool; workers only stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _WORKER = _Prepared(settings, cache)
     _WORKER_ROOT = root
 
