@@ -7,6 +7,7 @@ file edited between the read and the write), so no real full disk is needed.
 from __future__ import annotations
 
 import errno
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from migrator import cli
 from migrator.engine import writes
-from tests.helpers import AUTOCAST, MIGRATED, invoke
+from tests.helpers import AUTOCAST, MIGRATED, commit_all, git_repo, invoke
 
 NAMES = ("a.py", "pkg/b.py", "pkg/sub/c.py", "d.py")
 
@@ -178,3 +179,77 @@ def test_out_copies_through_temporaries(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(written) == 5 and all(name.endswith(".migrate-tmp") for name in written)
     assert (out / "a.py").read_text() == MIGRATED
     assert (out / "notes.txt").read_text() == "not code\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_owner_group_and_mode_are_kept_when_root_rewrites(tmp_path: Path) -> None:
+    file = tmp_path / "a.py"
+    file.write_text(AUTOCAST)
+    os.chown(file, 12345, 23456)
+    file.chmod(0o640)
+    assert invoke(str(tmp_path)).exit_code == 0
+    after = file.stat()
+    assert (after.st_uid, after.st_gid, after.st_mode & 0o7777) == (12345, 23456, 0o640)
+    assert file.read_text() == MIGRATED
+
+
+def test_a_split_hard_link_is_named_in_the_output_and_the_report(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    file = root / "a.py"
+    file.write_text(AUTOCAST)
+    os.link(file, tmp_path / "elsewhere.py")
+    report = tmp_path / "r.json"
+    result = invoke(str(root), "--report", str(report))
+    assert result.exit_code == 0
+    assert "a.py: had 1 other hard link(s); the link was split" in result.stderr
+    notes = json.loads(report.read_text())["files"][0]["notes"]
+    assert any("the link was split" in note for note in notes)
+    assert (tmp_path / "elsewhere.py").read_text() == AUTOCAST
+    assert file.read_text() == MIGRATED
+
+
+def test_a_tracked_folder_swapped_for_a_link_out_of_path_is_not_written_through(
+    tmp_path: Path,
+) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "m.py").write_text(AUTOCAST)
+    (root / "own.py").write_text(AUTOCAST)
+    commit_all(root)
+    outside = tmp_path / "outside"
+    (root / "pkg").rename(outside)
+    os.symlink(outside, root / "pkg")
+    result = invoke(str(root), "--allow-dirty", "--verbose")
+    assert result.exit_code == 0, result.stderr
+    assert (outside / "m.py").read_text() == AUTOCAST
+    assert (root / "own.py").read_text() == MIGRATED
+    assert "pkg/m.py: skipped (inside a symbolic link to a folder" in result.stderr
+
+
+def test_a_write_never_goes_through_a_folder_that_leads_out(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "m.py").write_text(AUTOCAST)
+    outside = tmp_path / "outside"
+    (root / "pkg").rename(outside)
+    os.symlink(outside, root / "pkg")
+    write = writes.Write("pkg/m.py", MIGRATED.encode(), AUTOCAST.encode())
+    outcome = writes.commit(root, [write])
+    assert "leads out of PATH" in outcome.left["pkg/m.py"]
+    assert (outside / "m.py").read_text() == AUTOCAST
+
+
+def test_a_path_git_ignores_is_not_treated_as_committed(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / ".gitignore").write_text("vendor/\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "m.py").write_text(AUTOCAST)
+    commit_all(root)
+    refused = invoke(str(root / "vendor"))
+    assert refused.exit_code == 2
+    assert "refusing to rewrite 1 file(s) that git ignores" in refused.stderr
+    assert (root / "vendor" / "m.py").read_text() == AUTOCAST
+    assert invoke(str(root / "vendor" / "m.py")).exit_code == 2, "a single ignored file too"
+    assert invoke(str(root / "vendor"), "--allow-dirty").exit_code == 0
+    assert (root / "vendor" / "m.py").read_text() == MIGRATED
