@@ -14,14 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
-from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, TextRule
+from migrator.contract.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
 from migrator.core.model import FileResult, MigrationWarning, Status
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
 from migrator.engine.python import PythonOutcome, migrate_python
 from migrator.engine.settings import Settings
 from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from migrator.formats.notebook import CellOutcome, migrate_notebook
+from migrator.formats.notebook import CellOutcome, cell_code, migrate_notebook
 from migrator.formats.sources import SourceError, decode_python, decode_text
 from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
 from migrator.formats.textlines import command_spans, style_for
@@ -110,12 +110,18 @@ class _Prepared:
         found = self._run_python(rel, decoded.text, self.python_rules, self.settings.options)
         return _result(rel, data, decoded.encode(found.text), found)
 
+    def may_act(self, rules: Sequence[type[Rule]], text: str) -> bool:
+        """The one pre-filter, for every kind of file: on the code itself (a notebook's
+        cells, not its JSON), whether some rule's tokens or token patterns occur, or a
+        suppression or (with --annotate) a TODO comment that a run may have to report."""
+        if self.settings.full or MARKER in text:
+            return True
+        if self.settings.annotate and TODO_MARK in text:
+            return True
+        return any(rule.may_act_on(text) for rule in rules)
+
     def _notebook(self, rel: str, data: bytes) -> FileResult:
-        markers = [t for r in self.cell_rules for t in r.tokens] + [MARKER]
-        if self.settings.annotate:
-            markers.append(TODO_MARK)
-        text = data.decode("utf-8", "replace")
-        if not self.settings.full and not any(marker in text for marker in markers):
+        if not self.may_act(self.cell_rules, cell_code(data)):
             return FileResult(rel, Status.UNCHANGED)
 
         def run_cell(cell: str, inherited: ModuleBindings) -> CellOutcome:

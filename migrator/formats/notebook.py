@@ -17,6 +17,7 @@ Changes are reported as `notebook.ipynb:cell N:line:col`, counting every cell fr
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import re
 import warnings
@@ -152,6 +153,24 @@ def _cell(
     found.added += outcome.todos_added
     found.removed += outcome.todos_removed
     return new, bound
+
+
+def cell_code(data: bytes) -> str:
+    """The code cells' sources joined (what the rules would read), for a cheap pre-filter;
+    the whole text when the file is no JSON notebook, so a real read reports it."""
+    try:
+        document = json.loads(data)
+        cells = document.get("cells", []) if isinstance(document, dict) else []
+        sources = [
+            cell.get("source", "")
+            for cell in cells
+            if isinstance(cell, dict) and cell.get("cell_type") == "code"
+        ]
+        return "\n".join(
+            "".join(source) if isinstance(source, list) else str(source) for source in sources
+        )
+    except (ValueError, TypeError, AttributeError):
+        return data.decode("utf-8", "replace")
 
 
 def _serialise(notebook: Any, original: str) -> str:
