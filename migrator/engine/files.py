@@ -74,8 +74,8 @@ class _Prepared:
             return self._text(rel, data)
         except SourceError as error:
             return FileResult(rel, Status.FAILED, error=str(error))
-        except RecursionError:
-            return FileResult(rel, Status.FAILED, error="nesting too deep to migrate")
+        except Exception as error:  # one file that breaks the engine must not stop the run
+            return FileResult(rel, Status.FAILED, error=_crash(error))
 
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
@@ -172,6 +172,21 @@ class _Prepared:
             found.text = annotated.text
             found.todos_added, found.todos_removed = annotated.added, annotated.removed
         return _result(rel, data, decoded.encode(found.text), found)
+
+
+def _crash(error: BaseException) -> str:
+    """One line for a file the engine could not process. LibCST's code generation hitting
+    the recursion limit on deeply nested code surfaces as chained KeyErrors, so the whole
+    chain is searched for the RecursionError."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, RecursionError):
+            return "nesting too deep to migrate (Python's recursion limit); left unchanged"
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    text = str(error).split("\n", 1)[0][:200]
+    return f"internal error ({type(error).__name__}: {text}); left unchanged, please report it"
 
 
 def _result(rel: str, old: bytes, new: bytes, found: CellOutcome) -> FileResult:

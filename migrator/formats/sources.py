@@ -44,6 +44,9 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+_ASCII_PROBE = "# coding\n"
+
+
 def decode_python(data: bytes) -> Decoded:
     """Decode a Python file the way the interpreter would, or raise SourceError."""
     if b"\x00" in data:
@@ -54,9 +57,13 @@ def decode_python(data: bytes) -> Decoded:
         raise SourceError(f"bad encoding declaration: {error.msg}", error.lineno) from None
     try:
         codecs.lookup(encoding)
-        text = data.decode(encoding)
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None
+    if _ASCII_PROBE.encode(encoding) != _ASCII_PROBE.encode("ascii"):
+        # Python reads source only in ASCII-compatible encodings (it rejects utf-16/32).
+        raise SourceError(f"encoding problem: {encoding} (Python cannot read source in it)", 1)
+    try:
+        text = data.decode(encoding)
     except UnicodeDecodeError as error:
         raise SourceError(
             f"cannot decode as {encoding}: byte 0x{data[error.start]:02x}",
