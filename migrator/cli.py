@@ -490,6 +490,7 @@ def _run(request: _Request, out: _Out) -> int:
     if request.writes:
         code, outcome = _write(request, the_plan, pending, out)
         if code is not None:
+            summary.skipped = len(the_plan.tree.skipped)
             out.err(summary.line())
             return code
         summary = settle(summary, outcome)
@@ -498,6 +499,7 @@ def _run(request: _Request, out: _Out) -> int:
             out.err(f"{_display(the_plan.root, item.path)}: skipped ({item.reason})")
         if cache is not None:
             out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
+    summary.skipped = len(the_plan.tree.skipped)
     try:
         _write_report(request, the_plan.root, profile, settings, summary, the_plan.tree.skipped)
     except OSError as error:

@@ -122,6 +122,8 @@ class RunSummary:
     from_cache: int = 0
     todos_added: int = 0
     todos_removed: int = 0
+    # Paths the walk left out (each listed with --verbose and in the report).
+    skipped: int = 0
     results: list[FileResult] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
@@ -142,6 +144,7 @@ class RunSummary:
 
     def line(self) -> str:
         created = f", {_n(self.created, 'file')} created" if self.created else ""
+        skipped = f", {_n(self.skipped, 'path')} skipped" if self.skipped else ""
         todos = ""
         if self.todos_added or self.todos_removed:
             todos = f", TODO comments: {self.todos_added} added, {self.todos_removed} removed"
@@ -149,7 +152,7 @@ class RunSummary:
             f"{_n(self.scanned, 'file')} scanned, {_n(self.changed, 'file')} changed{created}, "
             f"{_n(self.edits, 'edit')} ({self.review} need review), "
             f"{_n(self.warnings, 'warning')}, {self.suppressed} suppressed, "
-            f"{_n(self.failed, 'file')} failed{todos}"
+            f"{_n(self.failed, 'file')} failed{todos}{skipped}"
         )
 
 

@@ -203,7 +203,7 @@ def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None
         tree.skipped.append(SkippedPath(rel, "excluded by configuration"))
         return
     if path.is_dir():
-        tree.skipped.append(SkippedPath(rel, "git submodule or nested repository (not migrated)"))
+        tree.skipped.append(SkippedPath(rel, "git submodule or nested repository, not migrated"))
         return
     if not path.is_file():
         if os.path.lexists(path):

@@ -44,7 +44,14 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-_ASCII_PROBE = "# coding\n"
+_ASCII_PROBE = "# coding: x\n"
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    try:
+        return _ASCII_PROBE.encode("ascii").decode(encoding) == _ASCII_PROBE
+    except UnicodeDecodeError:
+        return False
 
 
 def decode_python(data: bytes) -> Decoded:
@@ -59,7 +66,7 @@ def decode_python(data: bytes) -> Decoded:
         codecs.lookup(encoding)
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None
-    if _ASCII_PROBE.encode(encoding) != _ASCII_PROBE.encode("ascii"):
+    if not _ascii_compatible(encoding):
         # Python reads source only in ASCII-compatible encodings (it rejects utf-16/32).
         raise SourceError(f"encoding problem: {encoding} (Python cannot read source in it)", 1)
     try:
