@@ -2,8 +2,8 @@
 
 Exit codes: 0 done; 1 changes pending (`--dry-run`, `--check`); 2 usage or input error,
 including any file that could not be read or parsed or that changed during the run; 3 could
-not write (nothing was written); 128 + N killed by signal N (SIGINT, SIGTERM) after
-cleaning up.
+not write (nothing was written); 70 internal error (a bug in the tool); 128 + N killed by
+signal N (SIGINT, SIGTERM) after cleaning up.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ EXIT_PENDING = 1
 EXIT_ERROR = 2
 # Nothing was written: a folder was read-only, the disk full, the --report path unwritable.
 EXIT_WRITE = 3
+# A bug in the tool (EX_SOFTWARE of sysexits.h), not in the project being migrated.
+EXIT_INTERNAL = 70
 # Interrupted by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143 SIGTERM).
 EXIT_SIGNAL_BASE = 128
 PROGRESS_THRESHOLD = 20
@@ -387,6 +389,18 @@ def migrate_command(
     except _Failure as failure:
         out.err(f"error: {failure}")
         sys.exit(EXIT_ERROR)
+    except click.ClickException:
+        raise
+    except Exception as error:  # a bug in the tool: one line (the traceback with --verbose)
+        if verbose:
+            import traceback
+
+            out.err(traceback.format_exc().rstrip())
+        out.err(
+            f"error: internal error ({type(error).__name__}: {error}); nothing half-written "
+            "is left; please report it (--verbose shows the traceback)"
+        )
+        sys.exit(EXIT_INTERNAL)
     except Interrupted as stop:
         # Whatever was being written has been put back by the time this is reached.
         out.err(f"error: interrupted by {stop}; no file is left half-written, no temporary is left")

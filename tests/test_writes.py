@@ -253,3 +253,20 @@ def test_a_path_git_ignores_is_not_treated_as_committed(tmp_path: Path) -> None:
     assert invoke(str(root / "vendor" / "m.py")).exit_code == 2, "a single ignored file too"
     assert invoke(str(root / "vendor"), "--allow-dirty").exit_code == 0
     assert (root / "vendor" / "m.py").read_text() == MIGRATED
+
+
+def test_a_bug_in_the_tool_is_one_line_and_exit_70(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = tree(tmp_path)
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "settle", broken)
+    result = invoke(str(tmp_path))
+    assert result.exit_code == cli.EXIT_INTERNAL
+    assert result.stderr.splitlines()[-1].startswith("error: internal error (RuntimeError: boom)")
+    assert "Traceback" not in result.stderr
+    assert "Traceback" in invoke(str(tmp_path), "--verbose").stderr
+    assert set(snapshot(tmp_path)) == set(before), "no temporary left"

@@ -41,6 +41,8 @@ class Tree:
     temporaries: list[str] = field(default_factory=list)
     # The real path of root, for telling links that stay inside from links that lead out.
     real: str = ""
+    # Folders already checked for a symbolic link on the way (True: none).
+    folders: dict[str, bool] = field(default_factory=dict)
 
 
 def git_toplevel(path: Path) -> Path | None:
@@ -184,15 +186,22 @@ def _link(tree: Tree, rel: str, *, folder: bool) -> None:
     tree.links.append((rel, text))
 
 
+def _plain_folder(tree: Tree, folder: str) -> bool:
+    """Whether `folder` (relative) is a real folder of the tree, no symbolic link on the way."""
+    known = tree.folders.get(folder)
+    if known is None:
+        known = os.path.realpath(tree.root / folder) == os.path.join(tree.real, *folder.split("/"))
+        tree.folders[folder] = known
+    return known
+
+
 def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None:
     path = tree.root / rel.rstrip("/")
     rel = rel.rstrip("/")
     if parse_temp(path.name) is not None:
         tree.temporaries.append(rel)
         return
-    if "/" in rel and os.path.realpath(path.parent) != os.path.join(
-        tree.real, *rel.split("/")[:-1]
-    ):
+    if "/" in rel and not _plain_folder(tree, rel.rsplit("/", 1)[0]):
         # A folder on the way is (now) a symbolic link: git lists the files it tracked there.
         tree.skipped.append(SkippedPath(rel, "inside a symbolic link to a folder (not followed)"))
         return
