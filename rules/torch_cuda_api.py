@@ -143,8 +143,8 @@ class TorchCudaApi(PythonRule):
             return False
         names = [dotted_name(alias.name) or "" for alias in node.names]
         prefix = [] if module == source else ["amp"]
-        known = [n for n in names if self._known([*prefix, n][0])]
-        elsewhere = [n for n in names if n not in known and self._owned_elsewhere([*prefix, n])]
+        elsewhere = [n for n in names if self._owned_elsewhere([*prefix, n])]
+        known = [n for n in names if n not in elsewhere and self._known([*prefix, n][0])]
         unknown = [n for n in names if n not in known and n not in elsewhere]
         for name in unknown:
             self._unknown(node, ".".join([*prefix, name]))

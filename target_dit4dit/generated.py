@@ -8,6 +8,7 @@ Steps only return results; the engine shows, writes or copies them.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -73,11 +74,21 @@ Builder = Callable[[StepInput], Sequence[Generated | FileResult]]
 
 
 class GeneratedFiles:
-    """A profile step that generates the files its builder describes."""
+    """A profile step that generates the files its builder describes.
 
-    def __init__(self, name: str, build: Builder) -> None:
+    `doc` is what `--explain CODE` prints: the builder module's docstring, which says why
+    the files are needed.
+    """
+
+    def __init__(self, code: str, name: str, summary: str, build: Builder, doc: str) -> None:
+        self.code = code
         self.name = name
+        self.summary = summary
         self.build = build
+        self.doc = doc
+
+    def explain(self) -> str:
+        return inspect.cleandoc(self.doc)
 
     def __call__(self, given: StepInput) -> list[FileResult]:
         if not is_dit4dit(given.root):

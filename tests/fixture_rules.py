@@ -9,6 +9,8 @@ like, shell and requirements rules), so a test sees only the fixtures' reports.
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 import pytest
 
@@ -103,9 +105,37 @@ class RequirementsFlashAttn(TextRule):
         return "".join(out)
 
 
+class LaunchedScript(PythonRule):
+    """Warns on a file the project's own launch commands run, naming the command. Why: a
+    fixture that proves the project view reaches rules (through `ctx.project`) on every
+    engine path: in this process, in worker processes, and through the cache's run key."""
+
+    code = "TST090"
+    name = "launched-script"
+    summary = "Files a launch command runs (test fixture)."
+    tokens = ("import",)
+    whole_module = True
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        entry = self.ctx.project.entry(self.ctx.path)
+        if entry is not None and original_node.body:
+            self.warn(original_node.body[0], f"launched by {entry.reason}")
+        return updated_node
+
+
 FIXTURE_RULES = (FlashAttnCall, EntrySetup, ShellCudaDevices, RequirementsFlashAttn)
 # Code prefixes of the real rules the fixtures stand in for (NPU050-NPU149).
 _STOOD_IN = ("NPU05", "NPU06", "NPU07", "NPU08", "NPU09", "NPU1")
+
+
+@pytest.fixture
+def project_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real registry plus `LaunchedScript` (TST090), as a generic rule."""
+    real = registry.load()
+    packages = {**real.packages, LaunchedScript: registry.GENERIC_PACKAGE}
+    rules = tuple(sorted((*real.rules, LaunchedScript), key=lambda rule: rule.code))
+    fake = dataclasses.replace(real, rules=rules, packages=packages)
+    monkeypatch.setattr(registry, "load", lambda: fake)
 
 
 @pytest.fixture

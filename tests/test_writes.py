@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from migrator import cli
-from migrator.engine import writes
+from migrator.engine import session, writes
 from tests.helpers import AUTOCAST, MIGRATED, commit_all, git_repo, invoke
 
 NAMES = ("a.py", "pkg/b.py", "pkg/sub/c.py", "d.py")
@@ -114,13 +114,13 @@ def test_a_file_edited_during_the_run_is_left_and_reported(
 ) -> None:
     tree(tmp_path)
     edited = "# edited by a person while migrate ran\n" + AUTOCAST
-    real = cli.write_in_place
+    real = session.write_in_place
 
     def racing(root: Path, results: Any) -> Any:
         (tmp_path / "pkg" / "b.py").write_text(edited)
         return real(root, results)
 
-    monkeypatch.setattr(cli, "write_in_place", racing)
+    monkeypatch.setattr(session, "write_in_place", racing)
     result = invoke(str(tmp_path))
     assert result.exit_code == cli.EXIT_ERROR
     assert "pkg/b.py: changed by another process during the run" in result.stderr
@@ -263,7 +263,7 @@ def test_a_bug_in_the_tool_is_one_line_and_exit_70(
     def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "settle", broken)
+    monkeypatch.setattr(session, "settle", broken)
     result = invoke(str(tmp_path))
     assert result.exit_code == cli.EXIT_INTERNAL
     assert result.stderr.splitlines()[-1].startswith("error: internal error (RuntimeError: boom)")

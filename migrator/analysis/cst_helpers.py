@@ -56,10 +56,6 @@ def has_star_kwargs(call: cst.Call) -> bool:
     return any(arg.star == "**" for arg in call.args)
 
 
-def replace_arg(call: cst.Call, old: cst.Arg, new: cst.Arg) -> cst.Call:
-    return call.with_changes(args=[new if arg is old else arg for arg in call.args])
-
-
 def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
     """Append `name=value`, keeping the call's own comma style and trailing comma."""
     args = list(call.args)

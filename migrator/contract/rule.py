@@ -26,6 +26,8 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
 from migrator.analysis.statements import suites
 from migrator.core.model import Change, MigrationWarning, Safety, Suppression
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
 from migrator.formats.suppressions import Suppressions
 
@@ -116,6 +118,9 @@ class RuleContext:
     line_map: Sequence[int] | None = None
     # What the rule's `file_facts` found in the whole file (see Rule.file_facts).
     facts: object = None
+    # Facts about the whole project (launch entries, config devices, pins...), computed
+    # once per run before the per-file passes (see migrator.core.project).
+    project: ProjectView = EMPTY_PROJECT
     changes: list[Change] = field(default_factory=list)
     warnings: list[MigrationWarning] = field(default_factory=list)
     suppressed: list[Suppression] = field(default_factory=list)

@@ -87,7 +87,7 @@ class _Prepared:
         def run(source: str) -> PythonOutcome:
             return migrate_python(
                 source, rel, rules, settings.target, options, full=settings.full,
-                inherited=inherited,
+                inherited=inherited, project=settings.project,
             )  # fmt: skip
 
         outcome = run(text)
@@ -136,6 +136,7 @@ class _Prepared:
             target=self.settings.target,
             options=self.settings.options,
             suppressions=suppressions,
+            project=self.settings.project,
         )
         if suppressions.skips_file():
             suppressions.skip_file()

@@ -37,6 +37,8 @@ from migrator.analysis.ast_lines import first_line, hot_lines, last_line
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.contract.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
 from migrator.core.model import Change, MigrationWarning, Suppression
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.core.target import Target
 from migrator.formats.sources import SourceError, split_lines
 from migrator.formats.suppressions import MARKER, Suppressions, python_suppressions
@@ -231,8 +233,10 @@ class _Run:
     def __init__(
         self, path: str, target: Target, options: RuleOptions, bindings: ModuleBindings,
         suppressions: Suppressions, facts: Mapping[str, object] | None = None,
+        project: ProjectView = EMPTY_PROJECT,
     ) -> None:  # fmt: skip
         self.path = path
+        self.project = project
         self.facts = facts or {}
         self.target = target
         self.options = options
@@ -264,6 +268,7 @@ class _Run:
                 line_offset=line_offset,
                 line_map=line_map,
                 facts=self.facts.get(rule_class.code),
+                project=self.project,
                 shared=shared,
             )
             ctx.begin_pass(module)
@@ -329,10 +334,12 @@ def migrate_python(
     *,
     full: bool = False,
     inherited: ModuleBindings = EMPTY,
+    project: ProjectView = EMPTY_PROJECT,
 ) -> PythonOutcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
-    `inherited` holds names bound before this text runs (earlier notebook cells).
+    `inherited` holds names bound before this text runs (earlier notebook cells); `project`
+    is the run's project view, which rules read as `ctx.project`.
     """
     rules = [rule for rule in rules if rule.applies_to(path)]
     if not full:
@@ -363,13 +370,13 @@ def migrate_python(
     bindings = chain(inherited, module_bindings(tree))
     # What a rule learns from the whole file's ast, the same for a region as for the module.
     facts = {rule.code: rule.file_facts(tree) for rule in rules}
-    run = _Run(path, target, options, bindings, suppressions, facts)
+    run = _Run(path, target, options, bindings, suppressions, facts, project)
     if full or any(rule.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
     else:
         new_text = _by_region(text, tree, rules, run)
         if run.imports:
-            run = _Run(path, target, options, bindings, suppressions, facts)
+            run = _Run(path, target, options, bindings, suppressions, facts, project)
             suppressions.used.clear()
             new_text = _whole(text, rules, run)
     outcome.text = new_text
