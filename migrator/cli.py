@@ -533,6 +533,10 @@ def migrate_command(
     except click.ClickException:
         raise
     except Exception as error:  # a bug in the tool: one line (the traceback with --verbose)
+        from migrator.engine.registry import RegistryError
+
+        if isinstance(error, RegistryError):  # a broken or shadowing rule package: exit 2
+            raise
         if verbose:
             import traceback
 
