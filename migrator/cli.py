@@ -1,7 +1,9 @@
 """The `migrate` command: flags, output and exit codes (the only layer that prints).
 
 Exit codes: 0 done; 1 changes pending (`--dry-run`, `--check`); 2 usage or input error,
-including any file that could not be read or parsed.
+including any file that could not be read or parsed or that changed during the run; 3 could
+not write (nothing was written); 70 internal error (a bug in the tool); 128 + N killed by
+signal N (SIGINT, SIGTERM) after cleaning up.
 """
 
 from __future__ import annotations
@@ -30,10 +32,17 @@ if TYPE_CHECKING:
     from migrator.contract.profile import Profile
     from migrator.engine.cache import CacheRef
     from migrator.engine.settings import Settings
+    from migrator.engine.writes import Outcome
 
 EXIT_OK = 0
 EXIT_PENDING = 1
 EXIT_ERROR = 2
+# Nothing was written: a folder was read-only, the disk full, the --report path unwritable.
+EXIT_WRITE = 3
+# A bug in the tool (EX_SOFTWARE of sysexits.h), not in the project being migrated.
+EXIT_INTERNAL = 70
+# Interrupted by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143 SIGTERM).
+EXIT_SIGNAL_BASE = 128
 PROGRESS_THRESHOLD = 20
 DEFAULT_STDIN_NAME = "stdin.py"
 
@@ -511,11 +520,35 @@ def migrate_command(
         layered.config, layered.error, from_config,
     )  # fmt: skip
     out = _Out(quiet, verbose)
+    # Cheap (the standard library only): --help and --version stay fast without it anyway.
+    from migrator.engine.writes import Interrupted, interruptible
+
     try:
-        sys.exit(_run_stdin(request, out) if stdin else _run(request, out))
+        with interruptible():
+            sys.exit(_run_stdin(request, out) if stdin else _run(request, out))
     except _Failure as failure:
         out.err(f"error: {failure}")
         sys.exit(EXIT_ERROR)
+    except click.ClickException:
+        raise
+    except Exception as error:  # a bug in the tool: one line (the traceback with --verbose)
+        from migrator.engine.registry import RegistryError
+
+        if isinstance(error, RegistryError):  # a broken or shadowing rule package: exit 2
+            raise
+        if verbose:
+            import traceback
+
+            out.err(traceback.format_exc().rstrip())
+        out.err(
+            f"error: internal error ({type(error).__name__}: {error}); nothing half-written "
+            "is left; please report it (--verbose shows the traceback)"
+        )
+        sys.exit(EXIT_INTERNAL)
+    except Interrupted as stop:
+        # Whatever was being written has been put back by the time this is reached.
+        out.err(f"error: interrupted by {stop}; no file is left half-written, no temporary is left")
+        sys.exit(EXIT_SIGNAL_BASE + stop.signum)
 
 
 def _entry_points(
@@ -583,9 +616,7 @@ def _run(request: _Request, out: _Out) -> int:
         finish,
         migrate,
         plan,
-        uncommitted,
-        write_copy,
-        write_in_place,
+        settle,
     )
 
     path = request.path
@@ -602,6 +633,7 @@ def _run(request: _Request, out: _Out) -> int:
     # After the plan: the run key covers the project view the plan computed.
     cache, cache_note = open_cache(the_plan.settings) if request.cache else (None, None)
     the_plan = replace(the_plan, cache=cache)
+    _sweep(request, the_plan, out)
     summary = RunSummary()
     pending: list[FileResult] = []
     if out.verbose:
@@ -618,25 +650,105 @@ def _run(request: _Request, out: _Out) -> int:
                 pending.append(result)
             advance()
     if request.mode == "in-place" and not request.allow_dirty:
-        dirty = uncommitted(the_plan.root, [r.path for r in pending if r.status is Status.CHANGED])
-        if dirty:
-            raise _Failure(
-                f"{_display(the_plan.root, dirty[0])}: refusing to rewrite "
-                f"{len(dirty)} file(s) with uncommitted changes; commit or stash them, "
-                "or pass --allow-dirty"
-            )
-    if request.out_dir is not None:
-        write_copy(the_plan, request.out_dir, pending)
-    elif request.writes:
-        write_in_place(the_plan.root, pending)
+        _refuse_dirty(the_plan, pending)
+    if request.writes:
+        code, outcome = _write(request, the_plan, pending, out)
+        if code is not None:
+            summary.skipped = len(the_plan.tree.skipped)
+            out.err(summary.line())
+            return code
+        summary = settle(summary, outcome)
     if out.verbose:
         for item in the_plan.tree.skipped:
             out.err(f"{_display(the_plan.root, item.path)}: skipped ({item.reason})")
         if cache is not None:
             out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
-    _write_report(request, the_plan.root, profile, settings, summary, the_plan.tree.skipped)
+    summary.skipped = len(the_plan.tree.skipped)
+    try:
+        _write_report(request, the_plan.root, profile, settings, summary, the_plan.tree.skipped)
+    except OSError as error:
+        out.err(f"error: could not write the report: {_os_error(error)}")
+        out.err(summary.line())
+        return EXIT_WRITE
     out.err(summary.line())
     return _exit_code(request, summary)
+
+
+def _refuse_dirty(the_plan: Any, pending: Sequence[FileResult]) -> None:
+    from migrator.engine.session import uncommitted
+
+    changed = [r.path for r in pending if r.status is Status.CHANGED]
+    dirty = uncommitted(the_plan.root, changed)
+    if not dirty:
+        return
+    first = _display(the_plan.root, next(iter(dirty)))
+    if all(code == "!!" for code in dirty.values()):
+        raise _Failure(
+            f"{first}: refusing to rewrite {len(dirty)} file(s) that git ignores: git holds no "
+            "copy of them (the folder is outside version control); pass --allow-dirty to "
+            "rewrite them anyway, or use --out"
+        )
+    raise _Failure(
+        f"{first}: refusing to rewrite {len(dirty)} file(s) with uncommitted changes (or "
+        "that git does not track); commit or stash them, or pass --allow-dirty"
+    )
+
+
+def _sweep(request: _Request, the_plan: Any, out: _Out) -> None:
+    """This tool's temporaries in the tree: a killed run's are removed (by a run that
+    rewrites in place), a running one's are left; either way the run says so."""
+    from migrator.engine.writes import sweep
+
+    temporaries = the_plan.tree.temporaries
+    if not temporaries:
+        return
+    swept = sweep(the_plan.root, temporaries, remove=request.mode == "in-place")
+    if swept.removed:
+        done = "removed" if request.mode == "in-place" else "found (a run in place removes them)"
+        out.err(
+            f"{_n_files(len(swept.removed))} left by a migrate that was killed {done}: "
+            + ", ".join(_display(the_plan.root, rel) for rel in swept.removed[:3])
+            + (" ..." if len(swept.removed) > 3 else "")
+        )
+    if swept.live:
+        out.err(
+            f"{_n_files(len(swept.live))} of a migrate still running (or on another host) "
+            f"left alone: {_display(the_plan.root, swept.live[0])}"
+        )
+
+
+def _write(
+    request: _Request, the_plan: Any, pending: Sequence[FileResult], out: _Out
+) -> tuple[int | None, Outcome]:
+    """Write the run's files, all or none: (an exit code when that failed, what was done)."""
+    from migrator.engine.session import write_copy, write_in_place
+    from migrator.engine.writes import Outcome, WriteError, probe_writable
+
+    try:
+        if request.report_path is not None:
+            probe_writable(request.report_path)
+        if request.out_dir is not None:
+            write_copy(the_plan, request.out_dir, pending)
+            return None, Outcome()
+        outcome = write_in_place(the_plan.root, pending)
+    except WriteError as error:
+        where = "--out" if request.out_dir is not None else "in place"
+        out.err(f"error: could not write {where}: {error}; nothing was written")
+        return EXIT_WRITE, Outcome()
+    except OSError as error:
+        out.err(f"error: could not write the report: {_os_error(error)}; nothing was written")
+        return EXIT_WRITE, Outcome()
+    for rel, why in outcome.left.items():
+        out.err(f"error: {_display(the_plan.root, rel)}: {why}")
+    for rel, notes in outcome.notes.items():
+        for note in notes:
+            out.err(f"{_display(the_plan.root, rel)}: {note}")
+    return None, outcome
+
+
+def _os_error(error: OSError) -> str:
+    where = error.filename if error.filename is not None else ""
+    return f"{where}: {error.strerror or type(error).__name__}".lstrip(": ")
 
 
 def _describe(

@@ -199,3 +199,23 @@ def test_parallel_jobs_and_concurrent_runs_share_the_cache(tmp_path: Path) -> No
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert from_cache(again.stderr) == 30
     assert "40 files scanned, 10 files changed" in again.stderr
+
+
+def test_a_cache_locked_by_another_process_is_waited_for_then_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree(tmp_path)
+    invoke(str(root), "--check")
+    db = cache.folder() / cache.FILE_NAME
+    monkeypatch.setattr(cache, "TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        result = invoke(str(root), "--check", "--verbose")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.exit_code == 1
+    assert "locked by another process for over 0.2 s" in result.stderr
+    assert "rebuilt" not in result.stderr
+    assert from_cache(invoke(str(root), "--check", "-v").stderr) == 1, "kept, records and all"

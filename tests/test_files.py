@@ -24,12 +24,23 @@ BAD_INPUTS = {
         b'import torch\nname = "\xff\xfe cuda"\nwith torch.autocast("cuda"):\n    pass\n'
     ),
     "null_bytes": b'import torch\nwith torch.autocast("cuda"):\n    pass\x00\n',
+    # Python rejects source in an encoding that is not ASCII-compatible.
+    "utf16_cookie": b'# coding: utf-16\nimport torch\nwith torch.autocast("cuda"):\n    pass\n',
+    # Valid Python (under the 100-level limit) that LibCST's code generation recurses on.
+    "deeply_nested_blocks": (
+        b"import torch\n"
+        + b"".join(b"    " * i + b"if x:\n" for i in range(95))
+        + b"    " * 95
+        + b'y = torch.autocast("cuda")\n'
+    ),
 }
 EXPECTED_MESSAGE = {
     "python2_syntax": "(line 2)",
     "conflict_markers": "(line 2)",
     "undecodable_bytes": "cannot decode as utf-8: byte 0xff (line 2)",
     "null_bytes": "contains null bytes (line 3)",
+    "utf16_cookie": "encoding problem: utf-16 (Python cannot read source in it) (line 1)",
+    "deeply_nested_blocks": "nesting too deep to migrate",
 }
 
 

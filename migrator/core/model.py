@@ -226,6 +226,8 @@ class FileResult:
     from_cache: bool = False
     # sha256 of the bytes the rules read, for the cache.
     digest: str | None = None
+    # (size, mtime in ns) of the file when it was read: a write checks it still holds.
+    stamp: tuple[int, int] | None = None
 
     @property
     def changes(self) -> tuple[Finding, ...]:
@@ -266,6 +268,8 @@ class RunSummary:
     from_cache: int = 0
     todos_added: int = 0
     todos_removed: int = 0
+    # Paths the walk left out (each listed with --verbose and in the report).
+    skipped: int = 0
     results: list[FileResult] = field(default_factory=list)
 
     def add(self, result: FileResult) -> None:
@@ -286,6 +290,7 @@ class RunSummary:
 
     def line(self) -> str:
         created = f", {_n(self.created, 'file')} created" if self.created else ""
+        skipped = f", {_n(self.skipped, 'path')} skipped" if self.skipped else ""
         todos = ""
         if self.todos_added or self.todos_removed:
             todos = f", TODO comments: {self.todos_added} added, {self.todos_removed} removed"
@@ -293,7 +298,7 @@ class RunSummary:
             f"{_n(self.scanned, 'file')} scanned, {_n(self.changed, 'file')} changed{created}, "
             f"{_n(self.edits, 'edit')} ({self.review} need review), "
             f"{_n(self.warnings, 'warning')}, {self.suppressed} suppressed, "
-            f"{_n(self.failed, 'file')} failed{todos}"
+            f"{_n(self.failed, 'file')} failed{todos}{skipped}"
         )
 
 

@@ -10,9 +10,10 @@ so old records are simply never found again (and pruned after a while).
 The cache is an SQLite database in the user's cache folder (platformdirs; the environment
 variable NPU_MIGRATOR_CACHE_DIR overrides it). SQLite gives atomic commits and locking, so
 worker processes (`--jobs`) and concurrent runs may read it while one run writes. A file
-that is not a sound database of this layout is deleted and rebuilt, never trusted, and any
-error while using the cache only turns it off for the run: it can make a run faster,
-never wrong.
+that is not a sound database of this layout is deleted and rebuilt, never trusted; one that
+another process keeps locked for longer than TIMEOUT_S is busy, not broken: the run goes
+on without it and leaves it alone. Any error while using the cache only turns it off for
+the run: it can make a run faster, never wrong.
 """
 
 from __future__ import annotations
@@ -154,12 +155,27 @@ def open_cache(settings: Settings) -> tuple[CacheRef | None, str | None]:
                     return CacheRef(db, key), note
             finally:
                 connection.close()
+        except sqlite3.OperationalError as error:
+            if _busy(error):
+                # Busy is not broken: another run holds it. Never delete it for that.
+                return None, f"off ({db} locked by another process for over {TIMEOUT_S:g} s)"
         except sqlite3.Error:
             pass
         if attempt == 0:
             note = f"{db} was not a sound cache; rebuilt it"
             _remove(db)
     return None, f"off ({db}: cannot be used)"
+
+
+# SQLITE_BUSY and SQLITE_LOCKED (primary result codes; the constants are Python 3.11+).
+_BUSY_CODES = (5, 6)
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in _BUSY_CODES
+    return "locked" in str(error) or "busy" in str(error)
 
 
 def _remove(db: Path) -> None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
-from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, TextRule
+from migrator.contract.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
@@ -21,7 +22,7 @@ from migrator.engine.fixes import apply_fixes
 from migrator.engine.python import migrate_python
 from migrator.engine.settings import Settings
 from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from migrator.formats.notebook import migrate_notebook
+from migrator.formats.notebook import cell_code, migrate_notebook
 from migrator.formats.sources import SourceError, decode_python, decode_text
 from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
 from migrator.formats.textlines import command_spans, style_for
@@ -51,15 +52,18 @@ class _Prepared:
 
     def migrate(self, root: Path, rel: str) -> FileResult:
         try:
+            # Stat first: a file edited after this is seen as changed when it is written.
+            before = os.stat(root / rel)
             data = (root / rel).read_bytes()
         except OSError as error:
             return FileResult(rel, Status.FAILED, error=f"cannot read: {error.strerror}")
+        stamp = (before.st_size, before.st_mtime_ns)
         if self.cache is None:
-            return self.migrate_data(rel, data)
+            return replace(self.migrate_data(rel, data), stamp=stamp)
         digest = hashlib.sha256(data).hexdigest()
         if self.cache.hit(rel, digest):
             return FileResult(rel, Status.UNCHANGED, from_cache=True, digest=digest)
-        return replace(self.migrate_data(rel, data), digest=digest)
+        return replace(self.migrate_data(rel, data), digest=digest, stamp=stamp)
 
     def migrate_data(self, rel: str, data: bytes, *, python: bool = False) -> FileResult:
         """One file's bytes; `python` forces Python whatever the name says."""
@@ -71,8 +75,8 @@ class _Prepared:
             return self._text(rel, data)
         except SourceError as error:
             return FileResult(rel, Status.FAILED, error=str(error))
-        except RecursionError:
-            return FileResult(rel, Status.FAILED, error="nesting too deep to migrate")
+        except Exception as error:  # one file that breaks the engine must not stop the run
+            return FileResult(rel, Status.FAILED, error=_crash(error))
 
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
@@ -105,12 +109,18 @@ class _Prepared:
         found = self._run_python(rel, decoded.text, self.python_rules, self.settings.options)
         return _result(rel, data, decoded.encode(found.text), found)
 
+    def may_act(self, rules: Sequence[type[Rule]], text: str) -> bool:
+        """The one pre-filter, for every kind of file: on the code itself (a notebook's
+        cells, not its JSON), whether some rule's tokens or token patterns occur, or a
+        suppression or (with --annotate) a TODO comment that a run may have to report."""
+        if self.settings.full or MARKER in text:
+            return True
+        if self.settings.annotate and TODO_MARK in text:
+            return True
+        return any(rule.may_act_on(text) for rule in rules)
+
     def _notebook(self, rel: str, data: bytes) -> FileResult:
-        markers = [t for r in self.cell_rules for t in r.tokens] + [MARKER]
-        if self.settings.annotate:
-            markers.append(TODO_MARK)
-        text = data.decode("utf-8", "replace")
-        if not self.settings.full and not any(marker in text for marker in markers):
+        if not self.may_act(self.cell_rules, cell_code(data)):
             return FileResult(rel, Status.UNCHANGED)
 
         def run_cell(cell: str, inherited: ModuleBindings) -> Outcome:
@@ -161,6 +171,21 @@ class _Prepared:
         return _result(rel, data, decoded.encode(found.text), found)
 
 
+def _crash(error: BaseException) -> str:
+    """One line for a file the engine could not process. LibCST's code generation hitting
+    the recursion limit on deeply nested code surfaces as chained KeyErrors, so the whole
+    chain is searched for the RecursionError."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, RecursionError):
+            return "nesting too deep to migrate (Python's recursion limit); left unchanged"
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    text = str(error).split("\n", 1)[0][:200]
+    return f"internal error ({type(error).__name__}: {text}); left unchanged, please report it"
+
+
 def _result(rel: str, old: bytes, new: bytes, found: Outcome) -> FileResult:
     changed = new != old
     return FileResult(
@@ -185,6 +210,9 @@ _WORKER_ROOT: Path | None = None
 
 def _init_worker(settings: Settings, root: Path, cache: CacheRef | None) -> None:
     global _WORKER, _WORKER_ROOT
+    # The parent handles Ctrl-C and SIGTERM and ends the pool; workers only stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _WORKER = _Prepared(settings, cache)
     _WORKER_ROOT = root
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from migrator.engine.files import candidates, migrate_files
 from migrator.engine.project import build as build_project
 from migrator.engine.settings import Settings
 from migrator.engine.walk import Tree, git_toplevel, walk
-from migrator.formats.sources import write_atomic
+from migrator.engine.writes import Outcome, Write, commit, copy_tree
 
 
 class SessionError(Exception):
@@ -99,31 +98,35 @@ def count(plan: Plan) -> int:
     return len(candidates(plan.settings, plan.tree.files))
 
 
-def uncommitted(root: Path, rels: Sequence[str]) -> list[str]:
-    """Which of these files have uncommitted changes (or are untracked) in their git tree."""
+def uncommitted(root: Path, rels: Sequence[str]) -> dict[str, str]:
+    """Which of these files git holds no clean copy of, by git's status code.
+
+    `" M"`-like codes: uncommitted changes; `"??"`: untracked; `"!!"`: ignored (a PATH that
+    .gitignore covers: git holds no copy, the run treats it as outside version control).
+    """
     if not rels or git_toplevel(root) is None:
-        return []
-    dirty: list[str] = []
+        return {}
+    dirty: dict[str, str] = {}
     step = 500
+    prefix = _prefix_in_repo(root)
     for start in range(0, len(rels), step):
         chunk = list(rels[start : start + step])
         done = subprocess.run(
             ["git", "-C", str(root), "status", "--porcelain", "-z", "--untracked-files=all",
-             "--", *chunk],
+             "--ignored=traditional", "--", *chunk],
             capture_output=True, check=False, timeout=300,
         )  # fmt: skip
         if done.returncode != 0:
             raise SessionError(f"{root}: git status failed: {done.stderr.decode().strip()}")
         wanted = set(chunk)
         entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        prefix = _prefix_in_repo(root)
         for entry in entries:
             if len(entry) > 3:
                 name = entry[3:]
                 rel = name[len(prefix) :] if prefix and name.startswith(prefix) else name
                 if rel in wanted:
-                    dirty.append(rel)
-    return sorted(set(dirty))
+                    dirty[rel] = entry[:2]
+    return dict(sorted(dirty.items()))
 
 
 def _prefix_in_repo(root: Path) -> str:
@@ -134,10 +137,20 @@ def _prefix_in_repo(root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def write_in_place(root: Path, results: Sequence[FileResult]) -> None:
-    for result in results:
-        if result.new_data is not None and result.status in (Status.CHANGED, Status.CREATED):
-            write_atomic(root / result.path, result.new_data)
+def _writes(results: Sequence[FileResult]) -> list[Write]:
+    return [
+        Write(result.path, result.new_data, result.old_data, result.stamp)
+        for result in results
+        if result.new_data is not None and result.status in (Status.CHANGED, Status.CREATED)
+    ]
+
+
+def write_in_place(root: Path, results: Sequence[FileResult]) -> Outcome:
+    """Write the changed and created files, all or none (see migrator.engine.writes).
+
+    Raises WriteError when nothing could be written.
+    """
+    return commit(root, _writes(results))
 
 
 def check_out_dir(root: Path, out: Path) -> None:
@@ -149,18 +162,24 @@ def check_out_dir(root: Path, out: Path) -> None:
         raise SessionError(f"{out}: --out exists and is not empty; remove it or choose another")
 
 
-def write_copy(
-    plan: Plan, out: Path, results: Sequence[FileResult], progress: Callable[[], None] | None = None
-) -> None:
-    """Copy every project file into `out`, then the migrated and created files over them."""
-    out.mkdir(parents=True, exist_ok=True)
-    for rel in plan.tree.files:
-        destination = out / rel
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(plan.root / rel, destination)
-        if progress is not None:
-            progress()
-    write_in_place(out, results)
+def write_copy(plan: Plan, out: Path, results: Sequence[FileResult]) -> None:
+    """OUT as the tree with migrated and created files; on failure OUT as it was."""
+    migrated = {write.rel: write.data for write in _writes(results)}
+    copy_tree(plan.root, out, plan.tree.files, plan.tree.links, migrated)
+
+
+def settle(summary: RunSummary, outcome: Outcome) -> RunSummary:
+    """The summary once written: files left alone by the write failed, notes added."""
+    settled = RunSummary()
+    for result in summary.results:
+        why = outcome.left.get(result.path)
+        if why is not None:
+            result = replace(result, status=Status.FAILED, error=why)
+        notes = outcome.notes.get(result.path)
+        if notes:
+            result = replace(result, notes=(*result.notes, *notes))
+        finish(settled, result)
+    return settled
 
 
 def finish(summary: RunSummary, result: FileResult) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from migrator.core.model import SkippedPath
+from migrator.formats.sources import parse_temp
 
 ALWAYS_SKIPPED_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -33,6 +34,15 @@ class Tree:
     files: list[str] = field(default_factory=list)
     skipped: list[SkippedPath] = field(default_factory=list)
     in_git: bool = False
+    # Symbolic links that stay inside the tree: (path, link text); `--out` copies them as
+    # links (an absolute text is made relative, so the copy points into the copy).
+    links: list[tuple[str, str]] = field(default_factory=list)
+    # This tool's temporaries (`.NAME.HOST.PID.RANDOM.migrate-tmp`): never migrated or copied.
+    temporaries: list[str] = field(default_factory=list)
+    # The real path of root, for telling links that stay inside from links that lead out.
+    real: str = ""
+    # Folders already checked for a symbolic link on the way (True: none).
+    folders: dict[str, bool] = field(default_factory=dict)
 
 
 def git_toplevel(path: Path) -> Path | None:
@@ -49,11 +59,12 @@ def git_toplevel(path: Path) -> Path | None:
     return Path(done.stdout.strip())
 
 
-def _git_files(root: Path) -> list[str] | None:
+def _git_files(root: Path, *which: str) -> list[str] | None:
+    """`git ls-files` of `which` (default: tracked and untracked-not-ignored) under root."""
+    which = which or ("--cached", "--others")
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard", "--", "."],
+            ["git", "-C", str(root), "ls-files", "-z", *which, "--exclude-standard", "--", "."],
             capture_output=True, check=False, timeout=300,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
@@ -100,24 +111,31 @@ def walk(root: Path, exclude: Sequence[str] = (), prefix: str = "") -> Tree:
     """All project files under `root` (a folder or a single file).
 
     `exclude` holds glob patterns matched against `prefix + path relative to root`, so
-    patterns from a configuration file can be relative to that file's folder.
+    patterns from a configuration file can be relative to that file's folder. Every path
+    left out is in `skipped` with its reason (a left-out folder once, not its contents).
     """
     root = root.resolve()
     if root.is_file():
-        return Tree(root.parent, [root.name])
-    tree = Tree(root)
+        return Tree(root.parent, [root.name], real=os.path.realpath(root.parent))
+    tree = Tree(root, real=os.path.realpath(root))
     in_git = git_toplevel(root) is not None and not _ignored_by_git(root)
     listed = _git_files(root) if in_git else None
     if listed is not None:
         tree.in_git = True
         venvs = _venv_roots(root, listed)
+        reported: set[str] = set()
         for rel in listed:
-            parts = rel.split("/")
-            if any(part in ALWAYS_SKIPPED_DIRS for part in parts[:-1]):
-                continue
-            if any("/".join(parts[:i]) in venvs for i in range(1, len(parts))):
+            parts = rel.rstrip("/").split("/")
+            left = _left_out_folder(parts, venvs)
+            if left is not None:
+                if left[0] not in reported:
+                    reported.add(left[0])
+                    tree.skipped.append(SkippedPath(*left))
                 continue
             _consider(tree, rel, exclude, prefix)
+        ignored = _git_files(root, "--others", "--ignored", "--directory") or []
+        tree.skipped += [SkippedPath(rel.rstrip("/"), "ignored by git") for rel in ignored]
+        tree.skipped.sort(key=lambda item: item.path)
         return tree
     for folder, dirs, names in os.walk(root, followlinks=False):
         base = Path(folder)
@@ -127,9 +145,13 @@ def walk(root: Path, exclude: Sequence[str] = (), prefix: str = "") -> Tree:
             rel = f"{rel_folder}/{name}" if rel_folder != "." else name
             path = base / name
             if path.is_symlink():
-                tree.skipped.append(SkippedPath(rel, "symbolic link to a folder (not followed)"))
-            elif name in ALWAYS_SKIPPED_DIRS or name in BUILD_DIRS or name.endswith(".egg-info"):
-                continue
+                _link(tree, rel, folder=True)
+            elif name in ALWAYS_SKIPPED_DIRS:
+                tree.skipped.append(SkippedPath(rel, "tool, cache or version-control folder"))
+            elif name in BUILD_DIRS:
+                tree.skipped.append(SkippedPath(rel, "build output"))
+            elif name.endswith(".egg-info"):
+                tree.skipped.append(SkippedPath(rel, "package metadata (*.egg-info)"))
             elif (path / "pyvenv.cfg").exists():
                 tree.skipped.append(SkippedPath(rel, "virtual environment"))
             elif _excluded(prefix + rel, exclude):
@@ -143,14 +165,64 @@ def walk(root: Path, exclude: Sequence[str] = (), prefix: str = "") -> Tree:
     return tree
 
 
-def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None:
+def _left_out_folder(parts: Sequence[str], venvs: set[str]) -> tuple[str, str] | None:
+    """(folder, why) when a git-listed path lies in a folder that is always left out."""
+    for i in range(1, len(parts)):
+        folder = "/".join(parts[:i])
+        if parts[i - 1] in ALWAYS_SKIPPED_DIRS:
+            return folder, "tool, cache or version-control folder"
+        if folder in venvs:
+            return folder, "virtual environment"
+    return None
+
+
+def _inside(tree: Tree, path: str) -> bool:
+    real = os.path.realpath(path)
+    return real == tree.real or real.startswith(tree.real.rstrip(os.sep) + os.sep)
+
+
+def _link(tree: Tree, rel: str, *, folder: bool) -> None:
     path = tree.root / rel
-    if path.is_symlink():
-        tree.skipped.append(SkippedPath(rel, "symbolic link (not followed)"))
+    if not _inside(tree, str(path)):
+        kind = "symbolic link to a folder" if folder else "symbolic link"
+        tree.skipped.append(SkippedPath(rel, f"{kind} out of PATH (not followed)"))
         return
-    if not path.is_file():
+    text = os.readlink(path)
+    if os.path.isabs(text):
+        text = os.path.relpath(os.path.realpath(path), os.path.realpath(path.parent))
+    tree.links.append((rel, text))
+
+
+def _plain_folder(tree: Tree, folder: str) -> bool:
+    """Whether `folder` (relative) is a real folder of the tree, no symbolic link on the way."""
+    known = tree.folders.get(folder)
+    if known is None:
+        known = os.path.realpath(tree.root / folder) == os.path.join(tree.real, *folder.split("/"))
+        tree.folders[folder] = known
+    return known
+
+
+def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None:
+    path = tree.root / rel.rstrip("/")
+    rel = rel.rstrip("/")
+    if parse_temp(path.name) is not None:
+        tree.temporaries.append(rel)
+        return
+    if "/" in rel and not _plain_folder(tree, rel.rsplit("/", 1)[0]):
+        # A folder on the way is (now) a symbolic link: git lists the files it tracked there.
+        tree.skipped.append(SkippedPath(rel, "inside a symbolic link to a folder (not followed)"))
+        return
+    if path.is_symlink():
+        _link(tree, rel, folder=False)
         return
     if _excluded(prefix + rel, exclude):
         tree.skipped.append(SkippedPath(rel, "excluded by configuration"))
+        return
+    if path.is_dir():
+        tree.skipped.append(SkippedPath(rel, "git submodule or nested repository, not migrated"))
+        return
+    if not path.is_file():
+        if os.path.lexists(path):
+            tree.skipped.append(SkippedPath(rel, "not a regular file (FIFO, socket or device)"))
         return
     tree.files.append(rel)

@@ -1,9 +1,11 @@
 """Jupyter notebooks: each code cell goes through the Python rules as if it were a file.
 
 Only the `source` of code cells can change; outputs, metadata, cell ids and every other
-byte of the JSON stay as they were. nbformat reads the notebook, and writes it back only if
-it reproduces the *unmodified* notebook's text byte for byte (true of anything Jupyter
-saved); otherwise a notebook that needs changes is reported as failed and left alone.
+byte of the JSON stay as they were. nbformat reads the notebook, and writes it back when it
+reproduces the *unmodified* notebook's text byte for byte (true of anything Jupyter saved);
+otherwise only the characters of the changed cells' `source` values are replaced, at their
+JSON spans, in the layout the old value had. A notebook that needs no change is never a
+failure, whatever its formatting.
 
 IPython syntax is not Python: a `%%` cell magic on a cell's first line leaves that cell
 alone; line magics, shell escapes and help (`%time f()`, `!pip ...`, `x = !ls`, `obj?`) are
@@ -17,6 +19,7 @@ Changes are reported as `notebook.ipynb:cell N:line:col`, counting every cell fr
 from __future__ import annotations
 
 import ast
+import json
 import logging
 import re
 import warnings
@@ -26,6 +29,7 @@ from typing import Any, cast
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.core.model import FileResult, Finding, Outcome, Status, settled
+from migrator.formats.json_spans import JSONSpanError, Span, spans
 from migrator.formats.sources import SourceError, split_lines
 
 SUFFIX = ".ipynb"
@@ -137,6 +141,24 @@ def _cell(
     return new, bound
 
 
+def cell_code(data: bytes) -> str:
+    """The code cells' sources joined (what the rules would read), for a cheap pre-filter;
+    the whole text when the file is no JSON notebook, so a real read reports it."""
+    try:
+        document = json.loads(data)
+        cells = document.get("cells", []) if isinstance(document, dict) else []
+        sources = [
+            cell.get("source", "")
+            for cell in cells
+            if isinstance(cell, dict) and cell.get("cell_type") == "code"
+        ]
+        return "\n".join(
+            "".join(source) if isinstance(source, list) else str(source) for source in sources
+        )
+    except (ValueError, TypeError, AttributeError):
+        return data.decode("utf-8", "replace")
+
+
 def _serialise(notebook: Any, original: str) -> str:
     import nbformat
 
@@ -180,6 +202,7 @@ def migrate_notebook(rel: str, data: bytes, run_cell: RunCell) -> FileResult:
         return FileResult(rel, Status.FAILED, error=f"not a Jupyter notebook: {reason}")
     found = _Found()
     changed = False
+    new_sources: dict[int, str] = {}
     if notebook.get("nbformat", 0) < 4:
         found.notes.append("nbformat 3 or older: not migrated (open and save it in Jupyter)")
     else:
@@ -190,20 +213,27 @@ def migrate_notebook(rel: str, data: bytes, run_cell: RunCell) -> FileResult:
             new, inherited = _cell(number, cell.source, run_cell, found, inherited)
             if new != cell.source:
                 cell.source = new
+                new_sources[number - 1] = new
                 changed = True
     new_data = None
     if changed:
-        problem = None
         if invalid is not None:
             problem = f"not a valid notebook ({invalid}); left unchanged"
-        elif _serialise(_read(text)[0], text) != text:
-            problem = (
-                "nbformat cannot write this notebook back byte for byte (its JSON was not "
-                "written by Jupyter); left unchanged: open and save it in Jupyter, then rerun"
-            )
-        if problem is not None:
             return FileResult(rel, Status.FAILED, error=problem, notes=tuple(found.notes))
-        new_data = _serialise(notebook, text).encode("utf-8")
+        if _serialise(_read(text)[0], text) == text:
+            new_data = _serialise(notebook, text).encode("utf-8")
+        else:
+            # JSON that nbformat would reformat (not saved by Jupyter): edit only the
+            # characters of the changed cells' sources, so every other byte stays.
+            edited = edit_sources(text, new_sources)
+            if edited is None:
+                cells = ", ".join(str(index + 1) for index in sorted(new_sources))
+                problem = (
+                    f"cells {cells} need changes, but neither nbformat nor an in-place edit "
+                    "of the JSON can write them without changing other bytes; left unchanged"
+                )
+                return FileResult(rel, Status.FAILED, error=problem, notes=tuple(found.notes))
+            new_data = edited.encode("utf-8")
     key = _order
     return FileResult(
         rel,
@@ -216,6 +246,64 @@ def migrate_notebook(rel: str, data: bytes, run_cell: RunCell) -> FileResult:
         todos_added=found.added,
         todos_removed=found.removed,
     )
+
+
+def edit_sources(text: str, new_sources: dict[int, str]) -> str | None:
+    """`text` with the sources of these cells (by 0-based index) replaced at their JSON
+    spans, in the layout the old value had (a string, or a list of lines with its own
+    indentation and escaping); None when the result would not be exactly that notebook."""
+    try:
+        found = spans(text)
+    except JSONSpanError:
+        return None
+    edits: list[tuple[int, int, str]] = []
+    for index, source in new_sources.items():
+        span = found.get(("cells", index, "source"))
+        if span is None:
+            return None
+        edits.append((span.start, span.end, _layout(text, found, index, span, source)))
+    new = text
+    for start, end, value in sorted(edits, reverse=True):
+        new = new[:start] + value + new[end:]
+    try:
+        before, after = json.loads(text), json.loads(new)
+    except ValueError:
+        return None
+    for index, source in new_sources.items():
+        value = after["cells"][index]["source"]
+        if ("".join(value) if isinstance(value, list) else value) != source:
+            return None
+        before["cells"][index]["source"] = value
+    return new if before == after else None
+
+
+def _layout(
+    text: str, found: dict[tuple[str | int, ...], Span], index: int, span: Span, source: str
+) -> str:
+    old = text[span.start : span.end]
+    # Escape non-ASCII as the file does: raw if it has any raw, escaped if it escapes.
+    ascii_only = not any(ord(char) > 127 for char in old) and "\\u" in old
+    if not isinstance(span.value, list):
+        return json.dumps(source, ensure_ascii=ascii_only)
+    # Lines split at \n only, as nbformat splits them.
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", source)
+    items = [json.dumps(line, ensure_ascii=ascii_only) for line in lines]
+    if not items:
+        return "[]"
+    path = ("cells", index, "source")
+    count = len(span.value)
+    if count == 0:
+        opening, closing, separator = "", "", ", "
+    else:
+        keys = [(*path, position) for position in range(count)]
+        first, last = found[keys[0]], found[keys[-1]]
+        opening = text[span.start + 1 : first.start]
+        closing = text[last.end : span.end - 1]
+        if count > 1:
+            separator = text[first.end : found[keys[1]].start]
+        else:
+            separator = "," + opening if opening else ", "
+    return "[" + opening + separator.join(items) + closing + "]"
 
 
 def _order(item: Finding) -> tuple[int, int, int, str]:

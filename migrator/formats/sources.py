@@ -10,8 +10,9 @@ import codecs
 import io
 import os
 import re
+import secrets
+import socket
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,16 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+_ASCII_PROBE = "# coding: x\n"
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    try:
+        return _ASCII_PROBE.encode("ascii").decode(encoding) == _ASCII_PROBE
+    except UnicodeDecodeError:
+        return False
+
+
 def decode_python(data: bytes) -> Decoded:
     """Decode a Python file the way the interpreter would, or raise SourceError."""
     if b"\x00" in data:
@@ -53,9 +64,13 @@ def decode_python(data: bytes) -> Decoded:
         raise SourceError(f"bad encoding declaration: {error.msg}", error.lineno) from None
     try:
         codecs.lookup(encoding)
-        text = data.decode(encoding)
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None
+    if not _ascii_compatible(encoding):
+        # Python reads source only in ASCII-compatible encodings (it rejects utf-16/32).
+        raise SourceError(f"encoding problem: {encoding} (Python cannot read source in it)", 1)
+    try:
+        text = data.decode(encoding)
     except UnicodeDecodeError as error:
         raise SourceError(
             f"cannot decode as {encoding}: byte 0x{data[error.start]:02x}",
@@ -92,6 +107,57 @@ def newline_of(text: str) -> str:
     return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
 
 
+TEMP_SUFFIX = ".migrate-tmp"
+# `.NAME.HOST.PID.RANDOM.migrate-tmp`: the host and process id let a later run tell a
+# temporary of a killed run (removable) from one a running migrate is still writing.
+_TEMP = re.compile(
+    r"^\.(?P<name>.+)\.(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.migrate-tmp$"
+)
+
+
+def host_name() -> str:
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname().split(".", 1)[0]) or "host"
+
+
+def temp_path(path: Path) -> Path:
+    """A fresh temporary's name beside `path` (not created)."""
+    return path.with_name(
+        f".{path.name}.{host_name()}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    )
+
+
+def parse_temp(name: str) -> tuple[str, int] | None:
+    """(host, process id) of a temporary this tool names, else None."""
+    found = _TEMP.match(name)
+    return (found.group("host"), int(found.group("pid"))) if found else None
+
+
+def open_temp(path: Path, mode: int = 0o600) -> tuple[int, Path]:
+    """Create a new temporary beside `path`: (file descriptor, its path)."""
+    for _ in range(100):
+        tmp = temp_path(path)
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path}: no free temporary name")
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def write_fd(fd: int, data: bytes, *, sync: bool = True) -> None:
+    """All of `data` to `fd` (flushed to disk when `sync`); closes `fd` whatever happens."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one rename; keep its permission bits.
 
@@ -101,22 +167,19 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
-        mode = _new_file_mode(data)
+        mode = new_file_mode(data)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".migrate-tmp", dir=path.parent)
+    fd, tmp = open_temp(path)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
+        write_fd(fd, data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
     except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
-def _new_file_mode(data: bytes) -> int:
+def new_file_mode(data: bytes) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return (0o777 if data.startswith(b"#!") else 0o666) & ~umask
