@@ -100,3 +100,26 @@ def test_device_rules_second_run_changes_nothing() -> None:
     output, changes = _run(AFTER)
     assert output == AFTER
     assert changes == []
+
+
+GUARDED = """\
+import torch
+import torch.distributed as dist
+
+
+def setup(scaler_device="cuda"):
+    if torch.cuda.is_available():
+        dist.init_process_group("nccl")
+        scaler = torch.amp.GradScaler("cuda")
+    return scaler
+"""
+
+
+def test_a_test_the_run_rewrote_does_not_read_as_npu_aware() -> None:
+    """NPU012 turns the test into `torch.npu.is_available()` first; NPU013 and NPU016 still
+    see the chain as it was written (CUDA only) and migrate its body."""
+    for full in (False, True):
+        output, _ = _run(GUARDED, full=full)
+        assert "if torch.npu.is_available():" in output
+        assert 'init_process_group("hccl")' in output
+        assert 'GradScaler("npu")' in output
