@@ -11,8 +11,10 @@ from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
     GRAD_SCALER_CALLS,
     device_literal,
+    dotted_name,
     find_arg,
     is_device_name,
+    literal_leaves,
     retarget_device,
     string_value,
 )
@@ -27,6 +29,18 @@ _DEVICE_ARGUMENT = {
     "torch.load": 1,
     "torch.set_default_device": 0,
 }
+# Registrations of a kernel for a device: a CUDA kernel registered for "npu" would claim to
+# run there. Methods are matched when their receiver is no import (a `Library` object, a
+# custom op defined in the file).
+_REGISTRATIONS = frozenset(
+    {
+        "torch.library.custom_op",
+        "torch.library.impl",
+        "torch.library.register_kernel",
+        "torch.library.Library.impl",
+    }
+)
+_REGISTRATION_METHODS = frozenset({"impl", "register_kernel"})
 
 
 class CudaDeviceString(StringPositionRule):
@@ -69,6 +83,11 @@ class CudaDeviceString(StringPositionRule):
     Example: `model.to("cuda")` -> `model.to("npu")`; `def load(device: str = "cuda")` ->
     `def load(device: str = "npu")`.
 
+    Left alone and reported: registrations of a CUDA kernel (`torch.library.custom_op(...,
+    device_types="cuda")`, `@torch.library.impl(..., "cuda")`, `op.register_kernel("cuda")`,
+    `Library.impl(..., "CUDA")`): the kernel they register is CUDA code, and registering it
+    for "npu" would send NPU tensors to it; the warning names the op.
+
     Left alone: log text, docstrings, comments and strings in any other position; device
     expressions that are not literals (`tensor.device`, a `device` variable,
     `next(model.parameters()).device`). The device argument of an autocast region is NPU001's
@@ -88,7 +107,11 @@ class CudaDeviceString(StringPositionRule):
     # Every device string it rewrites is a quoted literal starting with "cuda", on a line
     # of code: doctest lines (`>>> pipe.to("cuda")` in docstrings) are not candidates.
     tokens = ()
-    token_patterns = (TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),)
+    token_patterns = (
+        TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),
+        # `Library.impl(name, fn, "CUDA")`: reported, never rewritten.
+        TokenPattern("CUDA", r"""["']CUDA["']"""),
+    )
 
     @classmethod
     def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
@@ -98,7 +121,7 @@ class CudaDeviceString(StringPositionRule):
         return any(
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
-            and node.value.startswith(source)
+            and (node.value.startswith(source) or node.value == source.upper())
             for node in ast.walk(statement)
         )
 
@@ -138,7 +161,38 @@ class CudaDeviceString(StringPositionRule):
 
     def skips_call(self, call: cst.Call) -> bool:
         name = self.qualname(call.func)
-        return name in AUTOCAST_CALLS or name in GRAD_SCALER_CALLS
+        return (
+            name in AUTOCAST_CALLS or name in GRAD_SCALER_CALLS or self._registers(call) is not None
+        )
+
+    def _registers(self, call: cst.Call) -> str | None:
+        """The op a call registers a kernel of the source device for, or None."""
+        func = call.func
+        name = self.qualname(func)
+        method = isinstance(func, cst.Attribute) and func.attr.value in _REGISTRATION_METHODS
+        if name not in _REGISTRATIONS and not (method and name is None):
+            return None
+        source = self.target.source_device_type
+        devices = [string_value(leaf) for arg in call.args for leaf in literal_leaves(arg.value)]
+        if not any(d is not None and d.split(":")[0].lower() == source for d in devices):
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value == "register_kernel" and method:
+            return dotted_name(func.value) or "an op"
+        names = [string_value(arg.value) for arg in call.args if arg.keyword is None]
+        ops = (n for n in names if n is not None and n.split(":")[0].lower() != source)
+        return next(ops, "an op")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        op = self._registers(node)
+        if op is not None:
+            source, device = self.target.source_device_type, self.target.device_type
+            self.warn(
+                node,
+                f"{op}: registers a {source.upper()} kernel; left as it is",
+                f"register a kernel written for the {device.upper()} (or none: the op then "
+                f'runs its default implementation) under device type "{device}"',
+            )
+        super().visit_Call(node)
 
     def call_positions(self, call: cst.Call) -> Iterator[cst.BaseExpression]:
         name = self.qualname(call.func)
