@@ -58,7 +58,7 @@ def train(model, batch, rank, device_type="npu"):
     torch.npu.set_device(f"npu:{rank}")
     model = model.npu(rank)
     scaler = torch.npu.amp.GradScaler()
-    fused = device_type == "npu" and dist.get_backend() == "hccl"
+    fused = device_type in ("cuda", "npu") and dist.get_backend() == "hccl"
     with torch.autocast("npu", dtype=torch.bfloat16):
         loss = model(batch.to("npu", non_blocking=True))
     with torch.npu.amp.autocast():
