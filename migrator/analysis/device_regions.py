@@ -168,6 +168,17 @@ def _tests_source(test: cst.BaseExpression, resolve: Resolve, target: Target) ->
     return _compares_with_source(test, target)
 
 
+def _cuda_feature(test: cst.BaseExpression, resolve: Resolve, target: Target) -> str | None:
+    """A setting named for a CUDA feature beside the device test (`config.enable_cuda_graph`)."""
+    source = target.source_device_type
+    for node in _names(test):
+        name = _spelled(node, resolve)
+        words = _words(name.rsplit(".", 1)[-1])
+        if source in words and len(words) > 1 and not name.startswith("torch."):
+            return name
+    return None
+
+
 def _raises_only(body: cst.BaseSuite) -> bool:
     statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
     found = False
@@ -259,6 +270,10 @@ def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None
         and (_says_only_on_source(node.body) or _negated(node.test))
     ):
         return Region(Kind.CUDA_ONLY, "it raises unless the device is CUDA")
+    for link in _chain(node):
+        feature = _cuda_feature(link.test, resolve, target)
+        if feature is not None and _compares_with_source(link.test, target):
+            return Region(Kind.CUDA_ONLY, f"it also tests {feature}")
     for link in _chain(node):
         if _tests_source(link.test, resolve, target):
             why = cuda_only_work(link.body, resolve, target) or cuda_only_work(

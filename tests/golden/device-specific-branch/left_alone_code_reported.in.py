@@ -30,3 +30,8 @@ def _check_device_cuda(query, key, value):
 
 def load(path):
     return torch.load(path, map_location="cuda")
+
+
+def graphs(config, accelerator):
+    if accelerator.device_name() == 'cuda' and config.enable_cuda_graph:
+        config.capture = True
