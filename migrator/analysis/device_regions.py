@@ -141,6 +141,24 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(current.children)
 
 
+def _walk_unless(node: cst.CSTNode, skip: Callable[[cst.CSTNode], bool]) -> Iterator[cst.CSTNode]:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if skip(current):
+            continue
+        yield current
+        stack.extend(current.children)
+
+
+def _names_target(node: cst.CSTNode, target: Target) -> bool:
+    """A comparison that already accepts the target (`x in ["cuda", "npu"]`): its "cuda" is
+    no CUDA code left behind."""
+    return isinstance(node, cst.Comparison) and any(
+        _is_target_value(value, target) for value in _strings(node)
+    )
+
+
 def _chain(node: cst.If) -> Iterator[cst.If]:
     current: cst.If | cst.Else | None = node
     while isinstance(current, cst.If):
@@ -223,7 +241,7 @@ def cuda_only_work(node: cst.CSTNode, resolve: Resolve, target: Target) -> str |
         if value.endswith((".cu", ".cuh")):
             return f"it compiles {value}"
         if value.split("=")[0].split(">")[0].split("<")[0].strip() in CUDA_ONLY_PACKAGES:
-            return f"it installs the CUDA-only {value}"
+            return f"it needs the CUDA-only {value}"
     return None
 
 
@@ -304,7 +322,7 @@ def _negated(test: cst.BaseExpression) -> bool:
 def mentions_source(node: cst.CSTNode, target: Target) -> bool:
     """Whether `node` names the source device or backend at all (else nothing was left)."""
     source = {target.source_device_type, target.source_dist_backend}
-    for found in _walk(node):
+    for found in _walk_unless(node, lambda inner: _names_target(inner, target)):
         if isinstance(found, cst.Name) and source & _words(found.value):
             return True
         if isinstance(found, cst.SimpleString) and any(s in found.value.lower() for s in source):
