@@ -16,8 +16,9 @@ One place answers, for every device rule, whether a statement is such a region:
   whose name says CUDA. Turning it into `torch.npu.is_available()` would enable CUDA-only code
   on the NPU.
 
-Names are resolved by the caller's resolver (a rule's `qualname`), so aliases count and a
-local that shadows `torch` does not.
+Names are resolved by the caller's resolver (a rule's `qualname`), so aliases count; a name
+that does not resolve to an import (`self.is_npu`, a local) counts by its spelling when it
+says NPU, since leaving code alone is the safe side, and never counts as a CUDA API.
 """
 
 from __future__ import annotations
