@@ -270,7 +270,10 @@ class CudaDeviceString(StringPositionRule):
         func = call.func
         name = self.qualname(func)
         method = isinstance(func, cst.Attribute) and func.attr.value in _REGISTRATION_METHODS
-        if name not in _REGISTRATIONS and not (method and name is None):
+        # `device_types=` is the registration keyword of torch.library's custom ops; it
+        # also finds them through a module-level alias (`_custom_op = torch.library.custom_op`).
+        keyword = find_arg(call, None, "device_types") is not None
+        if name not in _REGISTRATIONS and not (method and name is None) and not keyword:
             return None
         source = self.target.source_device_type
         devices = [string_value(leaf) for arg in call.args for leaf in literal_leaves(arg.value)]
