@@ -9,6 +9,7 @@ import libcst as cst
 from migrator.analysis import device_regions
 from migrator.contract.rule import Example, PythonRule
 from migrator.contract.unsupported import reported
+from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
 
@@ -44,6 +45,7 @@ class DeviceSpecificBranch(PythonRule):
     code = "NPU062"
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
+    fix_availability = FixAvailability.NEVER
     tokens = ("cuda", "nccl", "CUDA", "NCCL")
     examples = (
         reported("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n"),

@@ -3,8 +3,11 @@
 Read statically with the stdlib `ast` (every import, including those inside functions and
 under `TYPE_CHECKING`), so nothing of the tool is imported to check it. Lowest layer first:
 
-    migrator (the package: `__version__`) -> core -> analysis -> formats -> contract
-    -> engine -> output -> cli
+    migrator (the package: `__version__`) -> data -> core -> analysis -> formats
+    -> contract -> engine -> output -> cli
+
+`migrator.data` (the released API surface of torch-npu and torch, as data) imports nothing
+of the tool, so the emulator reads it too.
 
 Rules (`rules/`) and profile rules (`target_dit4dit/`) build on core, analysis, formats and
 contract only. The static tool never imports the emulator (`migrator.emulate`) or torch; it
@@ -21,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = (
     "migrator",
+    "migrator.data",
     "migrator.core",
     "migrator.analysis",
     "migrator.formats",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -54,10 +54,6 @@ def has_keyword(call: cst.Call, *names: str) -> bool:
 
 def has_star_kwargs(call: cst.Call) -> bool:
     return any(arg.star == "**" for arg in call.args)
-
-
-def replace_arg(call: cst.Call, old: cst.Arg, new: cst.Arg) -> cst.Call:
-    return call.with_changes(args=[new if arg is old else arg for arg in call.args])
 
 
 def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
@@ -158,6 +154,18 @@ def _argument_line(call: cst.Call) -> cst.ParenthesizedWhitespace | None:
 def _bare_line(whitespace: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
     """A line break then `whitespace`'s indentation, without its comments."""
     return whitespace.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+
+
+def assigned_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The targets an assignment target stands for, unpacked: `a, (b, *c) = ...` gives
+    `a`, `b`, `c` (names, attributes or subscripts, as written)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from assigned_targets(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_targets(target.value)
+    else:
+        yield target
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:

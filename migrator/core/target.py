@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from migrator import data
+
 
 @dataclass(frozen=True)
 class EnvMapping:
@@ -45,7 +47,6 @@ class Target:
     patcher_name: str
     runtime_requirement: str
     device_apis: frozenset[str]
-    amp_dtypes: tuple[str, ...]
     env: Mapping[str, EnvMapping] = field(default_factory=lambda: _frozen({}))
     env_prefix: tuple[str, str] | None = None
     tf32_flags: Mapping[str, str] = field(default_factory=dict)
@@ -67,28 +68,9 @@ class Target:
         return None
 
 
-_TORCH_NPU_DEVICE_APIS = frozenset(
-    {
-        # Device management
-        "is_available", "device_count", "current_device", "set_device", "device",
-        "get_device_name", "get_device_properties", "get_device_capability", "synchronize",
-        "can_device_access_peer", "utilization",
-        # Memory
-        "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
-        "max_memory_reserved", "memory_cached", "max_memory_cached", "memory_stats",
-        "memory_summary", "memory_snapshot", "mem_get_info", "reset_peak_memory_stats",
-        "reset_max_memory_allocated", "reset_max_memory_cached", "reset_accumulated_memory_stats",
-        "set_per_process_memory_fraction", "caching_allocator_alloc", "caching_allocator_delete",
-        # Random numbers
-        "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state",
-        "set_rng_state", "get_rng_state_all", "set_rng_state_all",
-        # Streams and events
-        "Stream", "Event", "current_stream", "default_stream", "stream", "set_stream",
-        "StreamContext",
-        # Precision and amp
-        "is_bf16_supported", "amp",
-    }
-)  # fmt: skip
+# The torch.cuda names that torch.npu mirrors, from the released wheels (migrator/data):
+# torch 2.7.1's torch.cuda names that torch_npu.npu of the default release also has.
+_TORCH_NPU_DEVICE_APIS = data.mirrored_cuda_names(data.default_torch_npu())
 
 # The torch versions torch-npu is released for (PyPI, checked 2026-10): torch-npu 2.7.1.postN
 # needs torch==2.7.1, and there is no torch-npu for torch 2.7.0.
@@ -109,7 +91,6 @@ NPU = Target(
     patcher_name="default_patcher_builder",
     runtime_requirement="torch-npu",
     device_apis=_TORCH_NPU_DEVICE_APIS,
-    amp_dtypes=("float16", "bfloat16"),
     env=_frozen(
         {
             m.source: m
