@@ -188,7 +188,8 @@ class CudaDeviceString(StringPositionRule):
     """
 
     code = "NPU010"
-    fix_availability = FixAvailability.ALWAYS
+    # Kernel registrations for "cuda" are reported, not rewritten.
+    fix_availability = FixAvailability.SOMETIMES
     name = "cuda-device-string"
     summary = (
         'Device strings "cuda", "cuda:N", f"cuda:{i}" in device positions to the target device.'
