@@ -20,6 +20,7 @@ from libcst.metadata import CodeRange
 
 from migrator.analysis.bindings import Binding, ModuleBindings
 from migrator.analysis.cst_helpers import assigned_targets, dotted_name, is_availability_test
+from migrator.analysis.device_regions import Region
 from migrator.analysis.positions import code_positions
 from migrator.analysis.statements import suites
 
@@ -34,6 +35,11 @@ class PassCache:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         # id(node) -> (node, names): the node is kept so its id cannot be reused.
         self.scopes: dict[int, tuple[cst.CSTNode, dict[str, Binding]]] = {}
+        # id(if or assert) -> (node, region or None), decided on the tree as it was before
+        # any pass edited it and handed on to the node each pass returns for it: a test the
+        # run itself rewrote (`torch.cuda.is_available()` -> `torch.npu...`) must not make
+        # the next rule take the chain for code that already handled the NPU.
+        self.device_regions: dict[int, tuple[cst.CSTNode, Region | None]] = {}
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         if self._module is not module or self._positions is None:

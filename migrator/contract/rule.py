@@ -23,6 +23,7 @@ from typing import ClassVar, TypeVar
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.analysis.scopes import PassCache, Scopes
 from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
@@ -257,6 +258,10 @@ class PythonRule(Rule, cst.CSTTransformer):
     """
 
     whole_module: ClassVar[bool] = False
+    # Device rules leave alone code that already handles the NPU or keeps CUDA-only work on
+    # CUDA (`migrator.analysis.device_regions`); rules that only warn, or whose edit does
+    # not depend on the device, set this False.
+    leaves_device_regions: ClassVar[bool] = True
 
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
@@ -267,14 +272,39 @@ class PythonRule(Rule, cst.CSTTransformer):
     # Name resolution (see migrator.analysis.scopes) --------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.names.enter(node)
+        kind = type(node)
+        if kind is cst.If or kind is cst.Assert:
+            found = self.device_region(node)
+            if found is not None and self.leaves_device_regions:
+                self.left_alone(node, found)
+                return False
         return super().on_visit(node)
 
     def on_leave(
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
         result = super().on_leave(original_node, updated_node)
+        kind = type(original_node)
+        if (kind is cst.If or kind is cst.Assert) and isinstance(result, cst.CSTNode):
+            known = self.ctx.shared.device_regions.get(id(original_node))
+            if known is not None and known[0] is original_node and result is not original_node:
+                self.ctx.shared.device_regions[id(result)] = (result, known[1])
         self.names.leave(original_node)
         return result
+
+    # Code every device rule leaves alone (see migrator.analysis.device_regions) ----------
+    def device_region(self, node: cst.CSTNode) -> device_regions.Region | None:
+        """Whether device rules leave this `if` chain or `assert` alone, decided once on the
+        tree as it was written (the decision is handed on to the nodes later passes build)."""
+        known = self.ctx.shared.device_regions.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        found = device_regions.region(node, self.qualname, self.target)
+        self.ctx.shared.device_regions[id(node)] = (node, found)
+        return found
+
+    def left_alone(self, node: cst.CSTNode, region: device_regions.Region) -> None:
+        """Called for each region this rule skips; the rule that reports them overrides it."""
 
     def resolve_name(self, name: str) -> str | None:
         """The dotted name a plain name refers to here, or None."""
