@@ -7,9 +7,9 @@ from types import ModuleType
 import pytest
 import torch
 
-from migrator.emulate import autocast_ops
-from migrator.emulate._torch import aten_op
-from migrator.emulate.trace import record_ops
+from npu_emulator import autocast_ops
+from npu_emulator._torch import aten_op
+from npu_emulator.trace import record_ops
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ def test_npu_is_a_torch_device(npu: ModuleType) -> None:
 
 
 def test_install_is_idempotent(npu: ModuleType) -> None:
-    from migrator.emulate import install, is_installed
+    from npu_emulator import install, is_installed
 
     install()
     install()

@@ -8,7 +8,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from migrator.emulate import NotEmulatedError
+from npu_emulator import NotEmulatedError
 
 
 def test_missing_torch_npu_function_names_itself(npu: ModuleType) -> None:

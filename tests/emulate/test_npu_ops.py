@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from migrator.emulate import NotEmulatedError
+from npu_emulator import NotEmulatedError
 
 
 @pytest.fixture

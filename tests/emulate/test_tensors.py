@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from migrator.emulate.trace import record_ops
+from npu_emulator.trace import record_ops
 
 
 def test_factories_create_npu_tensors(npu: ModuleType) -> None:

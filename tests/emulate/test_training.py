@@ -7,7 +7,7 @@ from types import ModuleType
 import torch
 import torch.nn.functional as F
 
-from migrator.emulate.trace import record_ops
+from npu_emulator.trace import record_ops
 
 
 def _model() -> torch.nn.Module:
