@@ -69,10 +69,20 @@ def _float32(op: OpOverload) -> Kernel:
 
 
 def _float32_unless_dtype(op: OpOverload) -> Kernel:
+    # `dtype` is positional in softmax/log_softmax (`log_softmax(x, 1, torch.float32)`,
+    # and how cross_entropy calls it, with None) and keyword-only in sum/cumsum/prod: a
+    # dtype already passed by position is kept, or filled in where it is None.
+    names = [argument.name for argument in op._schema.arguments]
+    position = names.index("dtype")
+
     def kernel(*args: Any, **kwargs: Any) -> Any:
         with torch._C._ExcludeDispatchKeyGuard(_BELOW):
-            if kwargs.get("dtype") is None and args and _eligible(args[0]):
-                kwargs = {**kwargs, "dtype": torch.float32}
+            if args and _eligible(args[0]):
+                if position < len(args):
+                    if args[position] is None:
+                        args = (*args[:position], torch.float32, *args[position + 1 :])
+                elif kwargs.get("dtype") is None:
+                    kwargs = {**kwargs, "dtype": torch.float32}
             return op(*args, **kwargs)
 
     return kernel
