@@ -53,6 +53,7 @@ class _Plan:
     mixed_devices_ok: bool
     implicit_rng: bool
     collective: bool
+    view: bool
 
 
 @functools.cache
@@ -68,6 +69,7 @@ def _plan(func: OpOverload) -> _Plan:
         mixed_devices_ok=func in _MIXED_DEVICE_OPS,
         implicit_rng=func in _IMPLICIT_RNG_OPS,
         collective=distributed.is_collective(func._schema.name),
+        view=func.is_view,
     )
 
 
@@ -155,7 +157,18 @@ def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     # An op that names another device than its inputs' moved data (`to("cpu")`): a
     # result that is one of its arguments must then be copied, never aliased.
     moved = target != (seen.indices[0] if seen.indices else None)
+    if plan.view and torch.is_inference_mode_enabled() and _has_normal_tensor(args):
+        # A view of a normal tensor made in inference mode is a normal tensor sharing
+        # its base's version counter (PyTorch's inference-mode rules); a wrapper made
+        # here would be an inference tensor, which the view machinery above refuses
+        # ("Cannot set version_counter for inference tensor").
+        with torch.inference_mode(False):
+            return _rewrap(result, target, seen.aliases, moved)
     return _rewrap(result, target, seen.aliases, moved)
+
+
+def _has_normal_tensor(args: tuple[Any, ...]) -> bool:
+    return any(isinstance(a, NpuTensor) and not a.is_inference() for a in args)
 
 
 def _rewrap(value: Any, target: int | None, aliases: dict[int, torch.Tensor], moved: bool) -> Any:

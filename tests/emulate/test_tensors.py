@@ -8,6 +8,7 @@ import subprocess
 import weakref
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 import torch
@@ -219,3 +220,23 @@ def test_to_the_card_a_tensor_is_on_returns_it_on_every_card(
         "current card": 0,
     }
     assert seen["x"] == [0.0, 0.0, 0.0, 0.0]  # the copy on npu:0 is its own memory
+
+
+# Before the fix each view raised "Cannot set version_counter for inference tensor"
+# (ZeRO-3's forward hooks take such views of parameters under inference_mode).
+@pytest.mark.parametrize(
+    "view",
+    [lambda x: x.detach(), lambda x: x.view(20), lambda x: x.t(), lambda x: x[0],
+     lambda x: x[:, 1]],
+    ids=["detach", "view", "t", "select", "slice"],
+)  # fmt: skip
+def test_views_in_inference_mode_of_tensors_made_outside_it(npu: ModuleType, view: Any) -> None:
+    x = torch.randn(4, 5, device="npu")
+    with torch.inference_mode():
+        out = view(x)
+        fresh = x + 1
+    # As on the CPU: a view of a normal tensor stays normal, a new result is an inference one.
+    assert (out.is_inference(), fresh.is_inference()) == (False, True)
+    assert out.device == x.device
+    x.add_(1)
+    assert torch.equal(out.cpu(), view(x).cpu()), "the view shares its base's memory"
