@@ -9,6 +9,7 @@ kernel on the PrivateUse1 dispatch key.
 from __future__ import annotations
 
 import functools
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -76,6 +77,10 @@ def register(npu_module: ModuleType) -> None:
     """Make "npu" a device of this process, served by ``npu_module`` as ``torch.npu``."""
     rename_privateuse1_backend(devices.DEVICE_TYPE)
     _torch.register_device_module(devices.DEVICE_TYPE, npu_module)
+    # `import torch.npu.random` (or .amp) must find the modules torch.npu already holds,
+    # not load second copies of them from the package folder.
+    for name in ("amp", "random"):
+        sys.modules[f"torch.{devices.DEVICE_TYPE}.{name}"] = getattr(npu_module, name)
     # Storages stay on the host, so no storage.npu() method is generated.
     generate_methods_for_privateuse1_backend(
         for_tensor=True, for_module=True, for_packed_sequence=True, for_storage=False

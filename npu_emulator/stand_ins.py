@@ -21,15 +21,18 @@ def init_torch_npu(module: ModuleType) -> None:
     install()
     import torch
 
-    from npu_emulator import npu, npu_ops
+    from npu_emulator import npu, npu_ops, optimizer_ops
 
     # Module attributes set at run time: setattr keeps them out of the type checker's way.
     setattr(module, "npu", npu)  # noqa: B010
     setattr(module, "__version__", torch.__version__.split("+")[0] + "+emulator")  # noqa: B010
     for name in ("npu_rms_norm", "npu_geglu", "npu_fusion_attention"):
         setattr(module, name, getattr(npu_ops, name))
+    for name in ("npu_apply_adam_w", "npu_apply_adam"):
+        setattr(module, name, getattr(optimizer_ops, name))
     sys.modules[f"{module.__name__}.npu"] = npu
     sys.modules[f"{module.__name__}.npu.amp"] = npu.amp
+    sys.modules[f"{module.__name__}.npu.random"] = npu.random
     report.note("torch_npu_loaded")
 
 

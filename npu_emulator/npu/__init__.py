@@ -11,7 +11,7 @@ import torch
 
 from npu_emulator import rng
 from npu_emulator.errors import not_emulated
-from npu_emulator.npu import amp, streams
+from npu_emulator.npu import amp, random, streams
 from npu_emulator.npu._device import (
     DeviceProperties,
     _is_in_bad_fork,
@@ -134,6 +134,7 @@ __all__ = [
     "memory_reserved",
     "memory_stats",
     "memory_summary",
+    "random",
     "reset_max_memory_allocated",
     "reset_max_memory_cached",
     "reset_peak_memory_stats",
