@@ -16,6 +16,7 @@ What makes it behave like a device rather than like the CPU:
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,8 +110,28 @@ def _device_error(func: OpOverload, seen: _Unwrapper) -> RuntimeError:
     )
 
 
+#: torch_npu's message, from its ``to(dtype)`` kernel (``ToKernelNpu.cpp`` in the wheels:
+#: a cast to double with no device or layout becomes a cast to float, TORCH_NPU_WARN_ONCE).
+DOUBLE_MESSAGE = "Device do not support double dtype now, dtype cast replace with float."
+_WARNED_DOUBLE: list[bool] = []
+
+
+def _double_to_float(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``x.double()`` / ``x.to(torch.float64)`` of an npu tensor: float32, as on a host."""
+    if kwargs.get("dtype") is not torch.float64 or kwargs.get("device") is not None:
+        return kwargs
+    if kwargs.get("layout") is not None:
+        return kwargs
+    if not _WARNED_DOUBLE:
+        _WARNED_DOUBLE.append(True)
+        warnings.warn(DOUBLE_MESSAGE, UserWarning, stacklevel=2)
+    return {**kwargs, "dtype": torch.float32}
+
+
 def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     plan = _plan(func)
+    if func is aten._to_copy.default and isinstance(args[0], NpuTensor):
+        kwargs = _double_to_float(kwargs)
     seen = _Unwrapper()
     cpu_args = list(seen(args))
     cpu_kwargs = {key: seen(value) for key, value in kwargs.items()}

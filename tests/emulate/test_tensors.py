@@ -240,3 +240,24 @@ def test_views_in_inference_mode_of_tensors_made_outside_it(npu: ModuleType, vie
     assert out.device == x.device
     x.add_(1)
     assert torch.equal(out.cpu(), view(x).cpu()), "the view shares its base's memory"
+
+
+# Before, both casts gave float64 (a CPU's answer; an NPU host has no double).
+@pytest.mark.parametrize(
+    "cast",
+    [lambda x: x.double(), lambda x: x.to(torch.float64), lambda x: x.to(dtype=torch.float64)],
+    ids=["double", "to_dtype", "to_dtype_keyword"],
+)
+def test_a_double_cast_of_an_npu_tensor_gives_float_with_the_hosts_warning(
+    npu: ModuleType, cast: Any
+) -> None:
+    from npu_emulator import dispatch
+
+    dispatch._WARNED_DOUBLE.clear()
+    x = torch.randn(3, device="npu", requires_grad=True)
+    with pytest.warns(UserWarning, match=r"Device do not support double dtype now, dtype cast"):
+        y = cast(x)
+    assert y.dtype == torch.float32 and y.device == x.device
+    y.sum().backward()
+    assert x.grad is not None and x.grad.dtype == torch.float32
+    assert x.detach().cpu().double().dtype == torch.float64, "CPU tensors keep double"
