@@ -15,6 +15,9 @@ asynchronous, since a blocking send would deadlock the exchanges code builds fro
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -46,7 +49,59 @@ def _create(store: Any, rank: int, world_size: int, timeout: timedelta) -> dist.
     return dist.ProcessGroupGloo(store, rank, world_size, timeout)
 
 
+# torch.distributed functions that take tensors and a group. torch_npu registers hccl for
+# the "npu" device only (torch_npu/__init__.py), so on a host a collective on CPU tensors
+# in an hccl group finds no backend. The emulator's gloo group must also serve "cpu" (the
+# npu tensors' data reaches gloo as CPU tensors), so the host's refusal is checked here.
+_TENSOR_COLLECTIVES = (
+    "all_reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "_all_gather_base",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "_reduce_scatter_base",
+    "broadcast",
+    "reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "gather",
+    "scatter",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+)
+
+
+def _cpu_tensor(value: object) -> bool:
+    if isinstance(value, torch.Tensor):
+        return value.device.type == "cpu"
+    if isinstance(value, (list, tuple)):
+        return any(_cpu_tensor(v) for v in value)
+    return False
+
+
+def _npu_only(function: Callable[..., Any]) -> Callable[..., Any]:
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind_partial(*args, **kwargs).arguments
+        if any(_cpu_tensor(v) for v in bound.values()):
+            group = bound.get("group")
+            if dist.is_initialized() and dist.get_backend(group) == BACKEND:
+                raise RuntimeError("No backend type associated with device type cpu")
+        return function(*args, **kwargs)
+
+    return checked
+
+
 def install() -> None:
     if not dist.is_available():
         return
     dist.Backend.register_backend(BACKEND, _create, devices=[devices.DEVICE_TYPE, "cpu"])
+    for name in _TENSOR_COLLECTIVES:
+        function = getattr(dist, name, None)
+        if function is not None:
+            setattr(dist, name, _npu_only(function))
