@@ -4,7 +4,8 @@ With ``NPU_MIGRATOR_EMULATE_REPORT=<folder>`` every emulated process (children o
 launchers included) writes ``<folder>/report-<pid>.json`` holding: which stand-ins were
 used (torch_npu, transfer_to_npu, the mx_driving patcher), every autocast region entered
 (device, dtype, enabled), the aten ops run on npu tensors with their input dtypes, the
-npu cards used, the peak npu memory, and the process-group backends created. Tests read
+npu cards used, the peak npu memory, the process-group backends created, and notes on
+what ran here but needs more on a host (``host_notes``: a torch.compile'd model ran). Tests read
 it to check what a run really did without changing the program under test.
 """
 
@@ -24,11 +25,17 @@ _EVENTS: Counter[str] = Counter()
 _OPS: Counter[str] = Counter()
 _AUTOCAST: Counter[str] = Counter()
 _DEVICES: set[int] = set()
+_HOST_NOTES: set[str] = set()
 
 
 def note(event: str) -> None:
     """Count a named event (e.g. "transfer_to_npu_applied")."""
     _EVENTS[event] += 1
+
+
+def host_note(text: str) -> None:
+    """Record something that ran here but needs more on a real host (said once)."""
+    _HOST_NOTES.add(text)
 
 
 def snapshot() -> dict[str, Any]:
@@ -42,6 +49,7 @@ def snapshot() -> dict[str, Any]:
         "device_count": devices.count(),
         "devices_used": sorted(_DEVICES),
         "events": dict(_EVENTS),
+        "host_notes": sorted(_HOST_NOTES),
         "autocast": dict(_AUTOCAST),
         "ops": dict(_OPS),
         "peak_memory": {str(i): storage.memory(i).peak_allocated for i in range(devices.count())},
