@@ -15,21 +15,30 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from npu_emulator import releases
 from npu_emulator.environment import emulation_env
 from npu_emulator.install import install
 
-_TAKES_VALUE = ("--devices", "--report", "-m")
+_TAKES_VALUE = ("--devices", "--report", "--torch-npu", "-m")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m npu_emulator",
-        usage="%(prog)s [--devices N] [--report DIR] (SCRIPT | -m MODULE) [ARGS...]",
+        usage="%(prog)s [--devices N] [--report DIR] [--torch-npu VERSION] "
+        "(SCRIPT | -m MODULE) [ARGS...]",
         description="Run a PyTorch program on a CPU-backed emulated Ascend NPU host.",
     )
     parser.add_argument("--devices", type=int, default=None, help="number of NPUs (default 1)")
     parser.add_argument(
         "--report", metavar="DIR", default=None, help="write a JSON report per process in DIR"
+    )
+    parser.add_argument(
+        "--torch-npu",
+        metavar="VERSION",
+        default=None,
+        help=f"the torch-npu release of the emulated host (default {releases.DEFAULT_RELEASE};"
+        f" known: {', '.join(releases.known())})",
     )
     parser.add_argument("-m", dest="module", default=None, help="run a module as a script")
     return parser
@@ -62,6 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.devices is not None and options.devices < 1:
         print(f"npu emulator: --devices must be >= 1, got {options.devices}", file=sys.stderr)
         return 2
+    if options.torch_npu is not None:
+        try:
+            releases.check(options.torch_npu)
+        except ValueError as error:
+            print(f"npu emulator: {error}", file=sys.stderr)
+            return 2
     if options.module is None and not options.args:
         print("npu emulator: give a SCRIPT to run (or -m MODULE)", file=sys.stderr)
         return 2
@@ -71,7 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not script.is_file():
             print(f"npu emulator: no such script: {script}", file=sys.stderr)
             return 2
-    os.environ.update(emulation_env(devices=options.devices, report_dir=options.report))
+    os.environ.update(
+        emulation_env(
+            devices=options.devices, report_dir=options.report, torch_npu=options.torch_npu
+        )
+    )
     install()
     if script is not None:
         sys.argv = [str(script), *options.args[1:]]

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch._ops import OpOverload
 
-from npu_emulator import devices, distributed, rng, trace
+from npu_emulator import devices, distributed, releases, report, rng, trace
 from npu_emulator.tensor import NpuTensor, refresh, wrap
 
 aten = torch.ops.aten
@@ -55,6 +55,7 @@ class _Plan:
     implicit_rng: bool
     collective: bool
     view: bool
+    fused_optimizer: str | None  # "_fused_adam_" etc.: their NPU kernels vary by release
 
 
 @functools.cache
@@ -71,6 +72,40 @@ def _plan(func: OpOverload) -> _Plan:
         implicit_rng=func in _IMPLICIT_RNG_OPS,
         collective=distributed.is_collective(func._schema.name),
         view=func.is_view,
+        fused_optimizer=_fused_optimizer(func),
+    )
+
+
+def _fused_optimizer(func: OpOverload) -> str | None:
+    name = func._schema.name.removeprefix("aten::")
+    return name if name in releases.FUSED_OPTIMIZER_OPS else None
+
+
+_FELL_BACK: set[str] = set()
+
+
+def _cpu_fallback(func: OpOverload, name: str) -> None:
+    """Warn, once per op, where the target release has no NPU kernel for a fused optimizer.
+
+    The host runs the op anyway through torch_npu's CPU fallback (copying the optimizer
+    state to the host and back every step) with this warning, its npu_cpu_fallback text.
+    """
+    release = releases.current()
+    if name in releases.fused_optimizer_kernels(release) or name in _FELL_BACK:
+        return
+    _FELL_BACK.add(name)
+    overload = f".{func._overloadname}" if func._overloadname != "default" else ""
+    report.note(f"cpu_fallback_aten::{name}{overload}")
+    report.host_note(
+        f"aten::{name} has no NPU kernel in torch-npu {release}: it ran on the CPU, "
+        "copying the optimizer state every step"
+    )
+    warnings.warn(
+        f"CAUTION: The operator 'aten::{name}{overload}' is not currently supported on the "
+        "NPU backend and will fall back to run on the CPU. This may have performance "
+        f"implications. (npu emulator: torch-npu {release} has no NPU kernel for it)",
+        UserWarning,
+        stacklevel=2,
     )
 
 
@@ -165,6 +200,8 @@ def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
                 f"Expected a 'npu' device type for generator but found '{generator.device}'"
             )
 
+    if plan.fused_optimizer is not None:
+        _cpu_fallback(func, plan.fused_optimizer)
     if trace.active():
         trace.record(str(func), cpu_args + list(cpu_kwargs.values()), target)
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from npu_emulator import settings
+from npu_emulator import releases, settings
 from npu_emulator.stand_ins import SHIMS
 
 #: The folder that holds the ``npu_emulator`` package.
@@ -26,11 +26,13 @@ def emulation_env(
     *,
     devices: int | None = None,
     report_dir: str | os.PathLike[str] | None = None,
+    torch_npu: str | None = None,
 ) -> dict[str, str]:
     """A copy of ``base`` (default ``os.environ``) that makes child processes emulated.
 
     ``devices`` sets how many NPUs the host has; ``report_dir`` asks every process to
-    write a JSON report of what it did there (see report.py).
+    write a JSON report of what it did there (see report.py); ``torch_npu`` names the
+    torch-npu release the emulated host runs (see releases.py).
     """
     env = dict(os.environ if base is None else base)
     env[settings.ENV_ACTIVE] = "1"
@@ -45,6 +47,8 @@ def emulation_env(
         env[settings.ENV_DEVICES] = str(devices)
     if report_dir is not None:
         env[settings.ENV_REPORT] = str(Path(report_dir).resolve())
+    if torch_npu is not None:
+        env[releases.ENV_RELEASE] = releases.check(torch_npu)
     return env
 
 

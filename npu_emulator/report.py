@@ -40,13 +40,14 @@ def host_note(text: str) -> None:
 
 def snapshot() -> dict[str, Any]:
     """The report as a dict (also what is written at exit)."""
-    from npu_emulator import devices, storage
+    from npu_emulator import devices, releases, storage
 
     return {
         "pid": os.getpid(),
         "rank": os.environ.get("RANK"),
         "local_rank": os.environ.get("LOCAL_RANK"),
         "device_count": devices.count(),
+        "torch_npu_release": releases.current(),
         "devices_used": sorted(_DEVICES),
         "events": dict(_EVENTS),
         "host_notes": sorted(_HOST_NOTES),
