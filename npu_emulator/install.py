@@ -45,6 +45,7 @@ def _install() -> None:
         accelerator,
         autocast,
         backend,
+        cards,
         compiler,
         distributed,
         npu,
@@ -62,6 +63,7 @@ def _install() -> None:
     pinned.install()
     serialization.install()
     accelerator.install()
+    cards.install()
     compiler.install()
     distributed.install()
     report.start()
