@@ -153,9 +153,9 @@ _WARNED_DOUBLE: list[bool] = []
 
 def _double_to_float(kwargs: dict[str, Any]) -> dict[str, Any]:
     """``x.double()`` / ``x.to(torch.float64)`` of an npu tensor: float32, as on a host."""
-    if kwargs.get("dtype") is not torch.float64 or kwargs.get("device") is not None:
-        return kwargs
-    if kwargs.get("layout") is not None:
+    if kwargs.get("dtype") is not torch.float64 or any(
+        kwargs.get(name) is not None for name in ("device", "layout")
+    ):
         return kwargs
     if not _WARNED_DOUBLE:
         _WARNED_DOUBLE.append(True)
@@ -165,7 +165,7 @@ def _double_to_float(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     plan = _plan(func)
-    if func is aten._to_copy.default and isinstance(args[0], NpuTensor):
+    if func is aten._to_copy.default and args and isinstance(args[0], NpuTensor):
         kwargs = _double_to_float(kwargs)
     seen = _Unwrapper()
     cpu_args = list(seen(args))

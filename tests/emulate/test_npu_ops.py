@@ -170,6 +170,9 @@ def test_deepspeeds_npu_fused_adam_trains_with_the_emulated_kernel(
     # What emulation_env() sets for child processes; DeepSpeed's NPU builders read it.
     monkeypatch.setenv("ASCEND_HOME_PATH", str(SHIMS / "cann"))
     fused = pytest.importorskip("deepspeed.ops.op_builder.npu.fused_adam")
+    # Imported earlier in this process, before torch_npu was importable, the module would
+    # lack the name (it imports torch_npu in a try block); on a host it has it.
+    monkeypatch.setattr(fused, "torch_npu", torch_npu, raising=False)
     lr, wd, (b1, b2), eps = 1e-2, 0.1, (0.9, 0.999), 1e-8
     start, grads = _adam_case()
     param, m, v = (t.to("npu") for t in (start.clone(), torch.zeros(16), torch.zeros(16)))
