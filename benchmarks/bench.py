@@ -28,7 +28,7 @@ import time
 import warnings
 from pathlib import Path
 
-from migrator.walk import walk
+from migrator.engine.walk import walk
 
 WRAPPER = """
 import resource, subprocess, sys, time

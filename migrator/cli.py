@@ -17,13 +17,10 @@ from typing import Any, BinaryIO
 
 import click
 
-from migrator import __version__, registry
-from migrator.cache import open_cache
-from migrator.config import Config, ConfigError
-from migrator.config import load as load_config
-from migrator.diff import colour, unified
-from migrator.engine import Settings, default_jobs, migrate_text
-from migrator.model import (
+from migrator import __version__
+from migrator.contract.profile import Profile
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import (
     Change,
     FileResult,
     MigrationWarning,
@@ -32,11 +29,14 @@ from migrator.model import (
     Status,
     Suppression,
 )
-from migrator.profile import Profile
-from migrator.report import RunInfo, write_report
-from migrator.rule import RuleOptions
-from migrator.selection import SelectionError, select, split_codes
-from migrator.session import (
+from migrator.core.target import TARGETS
+from migrator.engine import registry
+from migrator.engine.cache import open_cache
+from migrator.engine.config import Config, ConfigError
+from migrator.engine.config import load as load_config
+from migrator.engine.files import default_jobs, migrate_text
+from migrator.engine.selection import SelectionError, select, split_codes
+from migrator.engine.session import (
     SessionError,
     check_out_dir,
     choose_profile,
@@ -47,7 +47,9 @@ from migrator.session import (
     write_copy,
     write_in_place,
 )
-from migrator.target import TARGETS
+from migrator.engine.settings import Settings
+from migrator.output.diff import colour, unified
+from migrator.output.report import RunInfo, write_report
 
 EXIT_OK = 0
 EXIT_PENDING = 1
@@ -576,7 +578,7 @@ def _echo_bytes(data: bytes, request: _Request) -> None:
 
 
 def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
-    from migrator.session import count
+    from migrator.engine.session import count
 
     if out.quiet or not sys.stderr.isatty():
         return lambda: None

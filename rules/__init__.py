@@ -22,7 +22,7 @@ reports keep the file's own line numbers and later rules see settled code:
 
 Within NPU050-NPU099 one code names one CUDA-only construct (a package, an API family, a
 file type), so a project that knowingly keeps one can `--ignore` exactly that code. These
-rules build on `migrator.unsupported` and never edit; NPU056 (`.cu`/`.cuh` files) is the
+rules build on `migrator.contract.unsupported` and never edit; NPU056 (`.cu`/`.cuh` files) is the
 one text rule among them.
 
 Within NPU100-NPU149 codes are given in the order rules are added; a rule's `patterns` say

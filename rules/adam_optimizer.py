@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
-from migrator.model import Safety
-from migrator.rule import Example, PythonRule
+from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
+from migrator.contract.rule import Example, PythonRule
+from migrator.core.model import Safety
 
 _ADAMS = frozenset(
     {"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.adam.Adam", "torch.optim.adamw.AdamW"}

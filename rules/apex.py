@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from migrator.rule import Example
-from migrator.unsupported import UnsupportedConstruct, reported
+from migrator.contract.rule import Example
+from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
 class Apex(UnsupportedConstruct):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg, retarget_device, string_value, with_string_value
-from migrator.rule import Example, PythonRule
+from migrator.analysis.cst_helpers import find_arg, retarget_device, string_value, with_string_value
+from migrator.contract.rule import Example, PythonRule
 
 _DEVICE_AUTOCASTS = frozenset(
     {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrator.cst_helpers import (
+from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
     GRAD_SCALER_CALLS,
     device_literal,
@@ -16,9 +16,9 @@ from migrator.cst_helpers import (
     retarget_device,
     string_value,
 )
-from migrator.rule import Example, TokenPattern
-from migrator.string_positions import StringPositionRule
-from migrator.target import Target
+from migrator.contract.rule import Example, TokenPattern
+from migrator.contract.string_positions import StringPositionRule
+from migrator.core.target import Target
 
 # Callees whose positional argument at this index is a device.
 _DEVICE_ARGUMENT = {

@@ -10,9 +10,9 @@ from typing import TypeVar
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg, string_value, terminal_name, with_string_value
-from migrator.rule import Example, PythonRule, RuleContext
-from migrator.target import EnvMapping
+from migrator.analysis.cst_helpers import find_arg, string_value, terminal_name, with_string_value
+from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.target import EnvMapping
 
 # Names of mappings that hold an environment: `env`, `new_env`, `self.envs`, `environ`.
 _ENV_NAME = re.compile(r"(?:^|_)envs?(?:$|_)|environ")

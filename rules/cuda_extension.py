@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg, string_value
-from migrator.rule import Example
-from migrator.unsupported import UnsupportedConstruct, reported
+from migrator.analysis.cst_helpers import find_arg, string_value
+from migrator.contract.rule import Example
+from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _CUDA_SUFFIXES = (".cu", ".cuh")
 _PREFIX = "torch.utils.cpp_extension."

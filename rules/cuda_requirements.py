@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from migrator.requirements import Entry, normalize, parse, release
-from migrator.rule import Example, TextRule
-from migrator.sources import newline_of, split_lines
-from migrator.unsupported import fill
+from migrator.contract.rule import Example, TextRule
+from migrator.contract.unsupported import fill
+from migrator.formats.requirements import Entry, normalize, parse, release
+from migrator.formats.sources import newline_of, split_lines
 
 # torch's own CUDA dependencies: nothing imports them once torch is not a CUDA build.
 _CUDA_LIBRARY = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
-from migrator.rule import Example, TextRule
-from migrator.shell import (
+from migrator.contract.rule import Example, TextRule
+from migrator.contract.unsupported import fill
+from migrator.core.target import EnvMapping
+from migrator.formats.shell import (
     ASSIGNMENT,
     NAME,
     SCRIPT_PATTERNS,
@@ -22,8 +24,6 @@ from migrator.shell import (
     position,
     unquote,
 )
-from migrator.target import EnvMapping
-from migrator.unsupported import fill
 
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # Programs whose `-c` argument is code (a mention of a variable there is code too).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from migrator.rule import Example, TextRule
-from migrator.unsupported import fill, reported
+from migrator.contract.rule import Example, TextRule
+from migrator.contract.unsupported import fill, reported
 
 
 class CudaSource(TextRule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.rule import Example, PythonRule
+from migrator.contract.rule import Example, PythonRule
 
 _CUDNN = "torch.backends.cudnn"
 

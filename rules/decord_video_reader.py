@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import add_keyword, find_arg, string_value
-from migrator.names import bound_reference, imported_reference
-from migrator.rule import Example, PythonRule
+from migrator.analysis.cst_helpers import add_keyword, find_arg, string_value
+from migrator.contract.names import bound_reference, imported_reference
+from migrator.contract.rule import Example, PythonRule
 
 _READERS = frozenset(
     {

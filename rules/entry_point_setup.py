@@ -10,11 +10,11 @@ from pathlib import PurePosixPath
 
 import libcst as cst
 
-from migrator.ast_lines import hot_lines, statements_on
-from migrator.cst_helpers import dotted_name, retarget_device, string_value
-from migrator.model import Safety
-from migrator.rule import Example, PythonRule, RuleContext, RuleOptions
-from migrator.sources import split_lines
+from migrator.analysis.ast_lines import hot_lines, statements_on
+from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
+from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
+from migrator.core.model import Safety
+from migrator.formats.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
 # main block, they make a file a script that trains when it runs.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from migrator.rule import Example
-from migrator.unsupported import UnsupportedConstruct, reported
+from migrator.contract.rule import Example
+from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
 class FlashAttn(UnsupportedConstruct):
@@ -15,7 +15,7 @@ class FlashAttn(UnsupportedConstruct):
     `flash_attn_func(q, k, v, causal=True)`, `flash_attn_varlen_func(...)` or
     `flash_attn.modules.mha.MHA(...)`, matched by qualified name (aliases included, a local
     name that shadows the import excluded). Optional imports (`try: ... except ImportError`,
-    `if is_flash_attn_available():`) are not reported; see `migrator.unsupported`.
+    `if is_flash_attn_available():`) are not reported; see `migrator.contract.unsupported`.
 
     Why: flash-attn is a package of CUDA kernels compiled against the CUDA toolkit; it has no
     Ascend build, so the import fails on an Ascend host (and `pip install flash-attn` fails

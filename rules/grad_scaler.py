@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import (
+from migrator.analysis.cst_helpers import (
     GRAD_SCALER_CALLS,
     add_keyword,
     device_literal,
     find_arg,
 )
-from migrator.rule import Example, RuleContext
-from migrator.string_positions import LiteralMarks
+from migrator.contract.rule import Example, RuleContext
+from migrator.contract.string_positions import LiteralMarks
 
 
 class GradScaler(LiteralMarks):

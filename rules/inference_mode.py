@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg
-from migrator.model import Safety
-from migrator.names import bound_reference, imported_reference
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.analysis.cst_helpers import find_arg
+from migrator.contract.names import bound_reference, imported_reference
+from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.model import Safety
 
 _INFERENCE_MODES = frozenset(
     {

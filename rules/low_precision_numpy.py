@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
-from migrator.cst_helpers import dotted_name, find_arg
-from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.analysis.cst_helpers import dotted_name, find_arg
+from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 
 _AUTOCASTS = ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast")
 _DEVICE_AUTOCAST = "torch.{device}.amp.autocast"

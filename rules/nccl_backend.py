@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
-from migrator.rule import Example, RuleContext
-from migrator.string_positions import StringPositionRule
+from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
+from migrator.contract.rule import Example, RuleContext
+from migrator.contract.string_positions import StringPositionRule
 
 _DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
 # Callees whose positional argument at this index is a backend.

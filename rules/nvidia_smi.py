@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import ClassVar
 
-from migrator.rule import Example, TextRule
-from migrator.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
-from migrator.unsupported import fill, reported
+from migrator.contract.rule import Example, TextRule
+from migrator.contract.unsupported import fill, reported
+from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _SMI = "nvidia-smi"
 _LOGGERS = frozenset({"echo", "printf"})

@@ -6,9 +6,9 @@ import os
 import re
 from typing import ClassVar
 
-from migrator.rule import Example, TextRule
-from migrator.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
-from migrator.unsupported import fill, reported
+from migrator.contract.rule import Example, TextRule
+from migrator.contract.unsupported import fill, reported
+from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _DIRECTIVE = re.compile(r"#SBATCH\s+(?P<options>.*)")
 _LAUNCHERS = frozenset({"srun", "sbatch", "salloc"})

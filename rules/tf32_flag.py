@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.rule import Example, PythonRule, RuleContext
+from migrator.contract.rule import Example, PythonRule, RuleContext
 
 # What the flags default to, so the message can say whether behaviour changes.
 _DEFAULTS = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import find_arg, has_star_kwargs, string_value
-from migrator.rule import Example, TokenPattern
-from migrator.unsupported import UnsupportedConstruct, reported
+from migrator.analysis.cst_helpers import find_arg, has_star_kwargs, string_value
+from migrator.contract.rule import Example, TokenPattern
+from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
 _CUDA_BACKENDS = frozenset({"inductor", "cudagraphs", "tensorrt", "torch_tensorrt"})

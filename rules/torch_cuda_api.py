@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from migrator.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
-from migrator.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
+from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -143,8 +143,8 @@ class TorchCudaApi(PythonRule):
             return False
         names = [dotted_name(alias.name) or "" for alias in node.names]
         prefix = [] if module == source else ["amp"]
-        known = [n for n in names if self._known([*prefix, n][0])]
-        elsewhere = [n for n in names if n not in known and self._owned_elsewhere([*prefix, n])]
+        elsewhere = [n for n in names if self._owned_elsewhere([*prefix, n])]
+        known = [n for n in names if n not in elsewhere and self._known([*prefix, n][0])]
         unknown = [n for n in names if n not in known and n not in elsewhere]
         for name in unknown:
             self._unknown(node, ".".join([*prefix, name]))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from migrator.rule import Example
-from migrator.unsupported import UnsupportedConstruct, reported
+from migrator.contract.rule import Example
+from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
 class Triton(UnsupportedConstruct):

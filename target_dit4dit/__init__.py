@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrator.profile import Profile
+from migrator.contract.profile import Profile
 from target_dit4dit.smoke.cli import smoke_command
 from target_dit4dit.steps import STEPS
 

@@ -8,8 +8,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from migrator.rule import Example, TextRule
-from migrator.sources import split_lines
+from migrator.contract.rule import Example, TextRule
+from migrator.formats.sources import split_lines
 
 KEY = "mixed_precision"
 

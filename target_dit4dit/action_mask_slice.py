@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.expected import ExpectsShape, not_found
-from migrator.rule import Example, PythonRule, RuleContext
-from migrator.statements import (
+from migrator.analysis.statements import (
     InsertsIntoFunctions,
     array_after,
     assigns_name,
@@ -17,6 +15,8 @@ from migrator.statements import (
     single_assign,
     walk_statements,
 )
+from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.rule import Example, PythonRule, RuleContext
 from target_dit4dit import FRAMEWORK
 
 MASK = "action_mask"

@@ -16,8 +16,8 @@ The accelerate YAMLs name the JSON with `deepspeed_config_file` and have no
 
 from __future__ import annotations
 
-from migrator.model import FileResult
-from migrator.profile import StepInput
+from migrator.contract.profile import StepInput
+from migrator.core.model import FileResult
 from target_dit4dit.generated import Generated, template
 
 CODE = "DIT090"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.cst_helpers import remove_arg
-from migrator.expected import ExpectsShape, not_found
-from migrator.model import Safety
-from migrator.rule import Example, PythonRule, RuleContext
-from migrator.statements import code_of
+from migrator.analysis.cst_helpers import remove_arg
+from migrator.analysis.statements import code_of
+from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.model import Safety
 from target_dit4dit import TRAINER
 
 _PLUGINS = frozenset(

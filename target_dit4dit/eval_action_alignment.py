@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.expected import ExpectsShape, not_found
-from migrator.rule import Example, PythonRule
-from migrator.statements import (
+from migrator.analysis.statements import (
     InsertsIntoFunctions,
     array_after,
     code_of,
     is_sliced,
     walk_statements,
 )
+from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.rule import Example, PythonRule
 from target_dit4dit import TRAINER
 
 FUNCTION = "eval_action_model"

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from migrator.model import Change, FileResult, MigrationWarning, Status
-from migrator.profile import StepInput
+from migrator.contract.profile import StepInput
+from migrator.core.model import Change, FileResult, MigrationWarning, Status
 
 TRAINER = "DiT4DiT/training/train.py"
 

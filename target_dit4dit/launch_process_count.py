@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from migrator.expected import ExpectsShape, not_found
-from migrator.model import Safety
-from migrator.rule import Example, TextRule
-from migrator.sources import newline_of, split_lines
+from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.rule import Example, TextRule
+from migrator.core.model import Safety
+from migrator.formats.sources import newline_of, split_lines
 
 TRAINING_SCRIPTS = "examples/*/train_files/*.sh"
 VARIABLE = "NUM_PROCESSES"

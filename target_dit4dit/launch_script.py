@@ -12,8 +12,8 @@ between the generated ZeRO-2 and ZeRO-3 accelerate configs, and keeps the shippe
 
 from __future__ import annotations
 
-from migrator.model import FileResult
-from migrator.profile import StepInput
+from migrator.contract.profile import StepInput
+from migrator.core.model import FileResult
 from target_dit4dit.generated import Generated, template
 
 CODE = "DIT091"

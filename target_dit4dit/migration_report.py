@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from migrator import __version__
-from migrator.model import FileResult, RunSummary, Status
-from migrator.profile import StepInput
-from migrator.report import markdown_sections
+from migrator.contract.profile import StepInput
+from migrator.core.model import FileResult, RunSummary, Status
+from migrator.output.report import markdown_sections
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import is_dit4dit, kept
 

@@ -6,9 +6,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from migrator.expected import ExpectsShape, not_found
-from migrator.rule import Example, PythonRule, RuleContext
-from migrator.statements import (
+from migrator.analysis.statements import (
     binds,
     code_of,
     leading_lines,
@@ -17,6 +15,8 @@ from migrator.statements import (
     single_assign,
     with_leading,
 )
+from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.rule import Example, PythonRule, RuleContext
 from target_dit4dit import TRAINER
 
 _MAIN_FLAGS = frozenset({"is_main_process", "is_local_main_process"})

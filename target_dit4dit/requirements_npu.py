@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from migrator.model import FileResult
-from migrator.profile import StepInput
+from migrator.contract.profile import StepInput
+from migrator.core.model import FileResult
 from target_dit4dit.generated import Generated, not_generated
 
 CODE = "DIT093"

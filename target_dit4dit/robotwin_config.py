@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from migrator.model import FileResult
-from migrator.profile import StepInput
+from migrator.contract.profile import StepInput
+from migrator.core.model import FileResult
 from target_dit4dit.generated import Generated, not_generated
 
 CODE = "DIT092"

@@ -15,7 +15,7 @@ count up from DIT001):
 
 from __future__ import annotations
 
-from migrator.profile import Step
+from migrator.contract.profile import Step
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import GeneratedFiles
 from target_dit4dit.migration_report import MigrationReport

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from migrator.expected import not_found
-from migrator.json_spans import JSONSpanError, Span, line_col, spans
-from migrator.rule import Example, TextRule
+from migrator.contract.expected import not_found
+from migrator.contract.rule import Example, TextRule
+from migrator.formats.json_spans import JSONSpanError, Span, line_col, spans
 
 CONFIGS = "DiT4DiT/config/deepseeds/*"
 _ENABLED = (("bf16", "enabled"), ("bfloat16", "enabled"))

@@ -12,9 +12,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from migrator import registry
-from migrator.rule import Example, PythonRule, TextRule
-from migrator.sources import newline_of, split_lines
+from migrator.contract.rule import Example, PythonRule, TextRule
+from migrator.engine import registry
+from migrator.formats.sources import newline_of, split_lines
 
 
 class FlashAttnCall(PythonRule):

@@ -11,11 +11,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrator import registry
-from migrator.engine import Settings, migrate_text
-from migrator.model import FileResult
-from migrator.rule import Rule, RuleOptions
-from migrator.target import NPU, Target
+from migrator.contract.rule import Rule, RuleOptions
+from migrator.core.model import FileResult
+from migrator.core.target import NPU, Target
+from migrator.engine import registry
+from migrator.engine.files import migrate_text
+from migrator.engine.settings import Settings
 
 GOLDEN = Path(__file__).parent / "golden"
 

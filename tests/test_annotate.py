@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.textlines import style_for
+from migrator.formats.textlines import style_for
 from tests.helpers import invoke
 
 pytestmark = pytest.mark.usefixtures("fixture_rules")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator import cache, engine
+from migrator.engine import cache, files
+from migrator.engine.settings import Settings
 from tests.helpers import AUTOCAST, invoke
 
 CLEAN = "import torch\n\n\ndef step(m, x):\n    with torch.autocast('npu'):\n        return m(x)\n"
@@ -22,13 +23,13 @@ CLEAN = "import torch\n\n\ndef step(m, x):\n    with torch.autocast('npu'):\n   
 def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The paths the Python engine really ran on (in-process runs, one job)."""
     seen: list[str] = []
-    real = engine.migrate_python
+    real = files.migrate_python
 
     def counting(text: str, path: str, *args: object, **kwargs: object) -> object:
         seen.append(path)
         return real(text, path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "migrate_python", counting)
+    monkeypatch.setattr(files, "migrate_python", counting)
     yield seen
 
 
@@ -82,12 +83,12 @@ def test_a_different_rule_selection_does_not_reuse_records(tmp_path: Path) -> No
 
 
 def test_run_key_depends_on_options_and_rule_sources(monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.rule import RuleOptions
-    from migrator.target import NPU
+    from migrator.contract.rule import RuleOptions
+    from migrator.core.target import NPU
 
-    base = engine.Settings(NPU, ("NPU001",), RuleOptions())
-    assert cache.run_key(base) == cache.run_key(engine.Settings(NPU, ("NPU001",), RuleOptions()))
-    other = engine.Settings(NPU, ("NPU001",), RuleOptions(transfer_to_npu=False))
+    base = Settings(NPU, ("NPU001",), RuleOptions())
+    assert cache.run_key(base) == cache.run_key(Settings(NPU, ("NPU001",), RuleOptions()))
+    other = Settings(NPU, ("NPU001",), RuleOptions(transfer_to_npu=False))
     assert cache.run_key(other) != cache.run_key(base)
     before = cache.run_key(base)
     monkeypatch.setattr(cache, "__version__", "0.0.0-other")
@@ -95,22 +96,23 @@ def test_run_key_depends_on_options_and_rule_sources(monkeypatch: pytest.MonkeyP
 
 
 def test_run_key_reads_the_engine_and_the_selected_rules() -> None:
-    from migrator.rule import RuleOptions
-    from migrator.target import NPU
+    from migrator.contract.rule import RuleOptions
+    from migrator.core.target import NPU
 
     files = {path.as_posix() for path in cache._source_files(
-        engine.Settings(NPU, ("NPU001",), RuleOptions())
+        Settings(NPU, ("NPU001",), RuleOptions())
     )}  # fmt: skip
     assert any(path.endswith("rules/autocast_device.py") for path in files)
-    assert any(path.endswith("migrator/engine.py") for path in files)
-    assert any(path.endswith("migrator/pyengine.py") for path in files)
+    assert any(path.endswith("migrator/engine/files.py") for path in files)
+    assert any(path.endswith("migrator/engine/python.py") for path in files)
 
 
 def test_run_key_is_stable_across_processes() -> None:
     """Sets in the target must not make the key depend on the hash seed."""
     code = (
-        "from migrator import cache, engine, rule, target;"
-        "print(cache.run_key(engine.Settings(target.NPU, ('NPU001',), rule.RuleOptions())))"
+        "from migrator.contract import rule; from migrator.core import target;"
+        "from migrator.engine import cache, settings;"
+        "print(cache.run_key(settings.Settings(target.NPU, ('NPU001',), rule.RuleOptions())))"
     )
     keys = {
         subprocess.run(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.config import Config, load
+from migrator.engine.config import Config, load
 from tests.helpers import AUTOCAST, MIGRATED, invoke
 
 pytestmark = pytest.mark.usefixtures("fixture_rules")

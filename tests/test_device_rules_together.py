@@ -3,10 +3,11 @@ them: every construct is edited by exactly one rule, and a second run changes no
 
 from __future__ import annotations
 
-from migrator import registry
-from migrator.engine import Settings, migrate_text
-from migrator.rule import RuleOptions
-from migrator.target import NPU
+from migrator.contract.rule import RuleOptions
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.files import migrate_text
+from migrator.engine.settings import Settings
 
 BEFORE = '''\
 import os

@@ -26,7 +26,7 @@ from typing import Any
 import libcst as cst
 import pytest
 
-from migrator.model import Change, MigrationWarning, Suppression
+from migrator.core.model import Change, MigrationWarning, Suppression
 from tests.helpers import invoke
 
 HERE = Path(__file__).parent

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrator.model import Change, FileResult, MigrationWarning, Status
-from migrator.profile import StepInput
-from migrator.rule import RuleOptions
-from migrator.target import NPU
+from migrator.contract.profile import StepInput
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import Change, FileResult, MigrationWarning, Status
+from migrator.core.target import NPU
 from target_dit4dit.migration_report import PATH, MigrationReport, render
 from tests.dit4dit_checkout import checkout
 from tests.helpers import invoke

@@ -10,9 +10,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from migrator.profile import StepInput
-from migrator.rule import RuleOptions
-from migrator.target import NPU
+from migrator.contract.profile import StepInput
+from migrator.contract.rule import RuleOptions
+from migrator.core.target import NPU
 from target_dit4dit import robotwin_config
 from target_dit4dit.generated import Generated
 from tests.dit4dit_checkout import checkout

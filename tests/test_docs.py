@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from migrator.docs import render
+from migrator.output.docs import render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_rule_table_is_current() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert render(readme) == readme, "run: python -m migrator.docs"
+    assert render(readme) == readme, "run: python -m migrator.output.docs"
 
 
 def _setup_commands(readme: str) -> list[str]:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from migrator.engine import Settings, migrate_text
-from migrator.pyengine import migrate_python
-from migrator.rule import RuleOptions
-from migrator.target import NPU
+from migrator.contract.rule import RuleOptions
+from migrator.core.target import NPU
+from migrator.engine.files import migrate_text
+from migrator.engine.python import migrate_python
+from migrator.engine.settings import Settings
 from rules.entry_point_setup import EntryPointSetup
 
 SCRIPT = '''"""A training entry that builds its accelerator at import time."""

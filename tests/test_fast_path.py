@@ -12,11 +12,11 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator import registry
-from migrator.pyengine import find_regions, migrate_python
-from migrator.rule import PythonRule, RuleOptions, code_positions
-from migrator.sources import SourceError, decode_python
-from migrator.target import NPU
+from migrator.contract.rule import PythonRule, RuleOptions, code_positions
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.python import find_regions, migrate_python
+from migrator.formats.sources import SourceError, decode_python
 
 CORPUS = Path(accelerate.__file__).parent
 FILES = sorted(CORPUS.rglob("*.py"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator import sources
+from migrator.formats import sources
 from tests.helpers import AUTOCAST, MIGRATED, commit_all, git_repo, invoke
 
 BAD_INPUTS = {

@@ -7,7 +7,7 @@ import ast
 import libcst as cst
 import pytest
 
-from migrator.model import Status
+from migrator.core.model import Status
 from tests.golden_cases import Case, cases, report_lines, run_case
 
 CASES = cases()
@@ -41,7 +41,7 @@ def test_golden_case(case: Case, update_golden: bool) -> None:
 
 
 def test_every_rule_has_golden_cases() -> None:
-    from migrator import registry
+    from migrator.engine import registry
 
     covered = {case.rule for case in CASES}
     missing = [rule.name for rule in registry.load().rules if rule not in covered]

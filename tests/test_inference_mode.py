@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from migrator.engine import Settings, migrate_text
-from migrator.rule import RuleOptions
-from migrator.target import NPU
+from migrator.contract.rule import RuleOptions
+from migrator.core.target import NPU
+from migrator.engine.files import migrate_text
+from migrator.engine.settings import Settings
 
 torch = pytest.importorskip("torch")
 

@@ -9,7 +9,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from migrator.notebook import mask, unmask
+from migrator.formats.notebook import mask, unmask
 from tests.helpers import invoke
 
 pytestmark = pytest.mark.usefixtures("fixture_rules")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from migrator import sources
-from migrator.engine import Settings
-from migrator.model import FileResult, Status
-from migrator.profile import Profile, StepInput
-from migrator.rule import RuleOptions
-from migrator.session import migrate, plan
-from migrator.target import NPU
+from migrator.contract.profile import Profile, StepInput
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import FileResult, Status
+from migrator.core.target import NPU
+from migrator.engine.session import migrate, plan
+from migrator.engine.settings import Settings
+from migrator.formats import sources
 
 
 class Recording:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from migrator.requirements import normalize, parse, release
-from migrator.sources import split_lines
+from migrator.formats.requirements import normalize, parse, release
+from migrator.formats.sources import split_lines
 
 
 def test_names_are_normalised() -> None:

@@ -7,11 +7,19 @@ import re
 
 import pytest
 
-from migrator import registry
-from migrator.engine import Settings, migrate_text
-from migrator.model import Status
-from migrator.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, RuleOptions, TextRule
-from migrator.target import NPU, EnvMapping
+from migrator.contract.rule import (
+    CODE_PATTERN,
+    NAME_PATTERN,
+    PythonRule,
+    Rule,
+    RuleOptions,
+    TextRule,
+)
+from migrator.core.model import Status
+from migrator.core.target import NPU, EnvMapping
+from migrator.engine import registry
+from migrator.engine.files import migrate_text
+from migrator.engine.settings import Settings
 from tests.golden_cases import cases, run_case
 
 RULES = registry.load().rules
@@ -38,7 +46,7 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
 
 @pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
 def test_entry_point_rules_stay_out_of_notebooks(rule: type[Rule]) -> None:
-    """NPU030-NPU049 set up entry scripts; a notebook is none (see migrator.notebook)."""
+    """NPU030-NPU049 set up entry scripts; a notebook is none (see migrator.formats.notebook)."""
     if rule.code.startswith("NPU") and 30 <= int(rule.code[3:]) <= 49:
         assert rule.notebooks is False, f"{rule.code} must declare notebooks = False"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from migrator.shell import Script, line_starts, parse, position
+from migrator.formats.shell import Script, line_starts, parse, position
 
 
 def _names(script: Script) -> list[str | None]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.suppressions import python_suppressions, text_suppressions
+from migrator.formats.suppressions import python_suppressions, text_suppressions
 from tests.helpers import AUTOCAST, MIGRATED, invoke
 
 REGION = 'with torch.autocast("cuda"):'

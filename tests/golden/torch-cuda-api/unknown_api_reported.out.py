@@ -6,5 +6,5 @@ def check():
     try:
         run()
     except torch.cuda.OutOfMemoryError:
-        torch.cuda.ipc_collect()
+        torch.cuda.list_gpu_processes()
     return torch.cuda.get_arch_list(), get_arch_list()

@@ -1,0 +1,1 @@
+"""The rule contract (`rule`), the profile contract (`profile`) and the rule bases built on them."""

@@ -1,0 +1,51 @@
+"""Profiles: a named selection of rules plus steps that run after them.
+
+The generic profile is every rule in `rules/`. A `target_*` package adds profiles through
+a `PROFILES` tuple in its `__init__`; its own rules run only under its profiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import FileResult
+from migrator.core.target import Target
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """What a profile step sees: the tree, the results so far (of the rules and of the
+    steps before it, without file contents), the settings."""
+
+    root: Path
+    files: Sequence[str]
+    results: Sequence[FileResult]
+    target: Target
+    options: RuleOptions
+
+
+class Step(Protocol):
+    """An extra step: returns results for files it creates or edits (never writes)."""
+
+    name: str
+
+    def __call__(self, given: StepInput) -> list[FileResult]: ...
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    summary: str
+    packages: tuple[str, ...] = ()
+    detect: Callable[[Path], bool] | None = None
+    steps: tuple[Step, ...] = ()
+
+
+GENERIC = Profile(
+    name="generic",
+    summary="Every generic CUDA -> NPU rule; used when no project profile matches.",
+)

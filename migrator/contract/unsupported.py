@@ -1,0 +1,219 @@
+"""What cannot be migrated: a declarative base for rules that only report.
+
+A rule of this kind names a CUDA-only construct and says where the project uses it; it
+never edits. Its class declares
+
+- `modules`: dotted module names whose import is reported (`import triton`,
+  `from flash_attn.bert_padding import pad_input`, `import torch.cuda.nvtx as nvtx`);
+- `uses`: qualified names whose call or use as a decorator is reported; a name covers what
+  lies under it (`"apex"` covers `apex.optimizers.FusedAdam`). Matching is by qualified
+  name, so aliases are found and a local variable that shadows the import is not;
+- `message`: why it cannot run there, and `suggestion`: what to do, one line each (both
+  are templates, see below); `suggestions` can give a more specific suggestion per
+  qualified-name prefix (longest prefix wins);
+- `describe()`, overridden where a call is CUDA-only only with some arguments.
+
+Messages and suggestions are templates: `{device}` and `{runtime}` are the target's device
+type and runtime module (`{DEVICE}`: the device type in capitals, for prose), and any
+other `{topic}` is read from `Target.equivalents`, so no rule names the target's own tools
+in code.
+
+Each construct is reported once per site: one warning per import statement, one per call,
+and one per decorated function however many of its decorators match (a `@triton.autotune`
++ `@triton.jit` kernel is one warning, and its `triton.Config(...)` arguments are not
+reported). What a construct's API does inside a reported site (`tl.load` in a kernel) is not
+reported again.
+
+An import guarded as optional is not reported: inside a `try` whose handlers catch
+ImportError (or ModuleNotFoundError, Exception, a bare `except`), under an
+`if is_<x>_available():` test, or under `if TYPE_CHECKING:`. The code already runs without
+the package, and on the target host it takes the fallback; calls through names the guarded
+import binds are still reported where they resolve.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import libcst as cst
+
+from migrator.analysis.cst_helpers import dotted_name
+from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.target import Target
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_AVAILABILITY = re.compile(r"^is_\w*available$|^TYPE_CHECKING$")
+
+
+def reported(before: str, path: str = "example.py") -> Example:
+    """An example the rule reports and leaves unchanged (its `after` equals `before`)."""
+    return Example(before, before, path)
+
+
+class _Fill(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "the target's equivalent"
+
+
+def fill(template: str, target: Target) -> str:
+    """A suggestion template with the target's names filled in."""
+    values = _Fill(target.equivalents)
+    values.update(
+        device=target.device_type, DEVICE=target.device_type.upper(), runtime=target.runtime_module
+    )
+    return template.format_map(values)
+
+
+def under(name: str, prefixes: Sequence[str] | Mapping[str, str]) -> str | None:
+    """The longest prefix in `prefixes` that is `name` or a dotted parent of it."""
+    best: str | None = None
+    for prefix in prefixes:
+        if (name == prefix or name.startswith(prefix + ".")) and (
+            best is None or len(prefix) > len(best)
+        ):
+            best = prefix
+    return best
+
+
+def _catches_import_error(node: cst.Try) -> bool:
+    for handler in node.handlers:
+        if handler.type is None:
+            return True
+        caught = handler.type.elements if isinstance(handler.type, cst.Tuple) else None
+        names = [e.value for e in caught] if caught is not None else [handler.type]
+        for name in names:
+            text = dotted_name(name)
+            if text is not None and text.rsplit(".", 1)[-1] in _IMPORT_ERRORS:
+                return True
+    return False
+
+
+class _AvailabilityTest(cst.CSTVisitor):
+    """Finds `is_x_available()` calls or `TYPE_CHECKING` in an `if` test."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if _AVAILABILITY.match(node.value):
+            self.found = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if _AVAILABILITY.match(node.attr.value):
+            self.found = True
+
+
+def _is_availability_test(test: cst.BaseExpression) -> bool:
+    finder = _AvailabilityTest()
+    test.visit(finder)
+    return finder.found
+
+
+class UnsupportedConstruct(PythonRule):
+    """Reports imports, calls and decorators of a CUDA-only API; see the module docstring."""
+
+    modules: ClassVar[tuple[str, ...]] = ()
+    uses: ClassVar[tuple[str, ...]] = ()
+    message: ClassVar[str]
+    suggestion: ClassVar[str]
+    suggestions: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self._guards = 0
+        self._decorator_calls: set[int] = set()
+
+    # What is reported -----------------------------------------------------------------
+    def describe(self, name: str, call: cst.Call | None) -> str | None:
+        """The message for a use of `name` (None: not reported). `call` is None for a bare
+        decorator such as `@triton.jit`."""
+        return fill(self.message, self.target)
+
+    def suggest(self, name: str) -> str:
+        key = under(name, self.suggestions)
+        return fill(self.suggestions[key] if key is not None else self.suggestion, self.target)
+
+    # Optional-import guards -----------------------------------------------------------
+    def visit_Try_body(self, node: cst.Try) -> None:
+        if _catches_import_error(node):
+            self._guards += 1
+
+    def leave_Try_body(self, node: cst.Try) -> None:
+        if _catches_import_error(node):
+            self._guards -= 1
+
+    def visit_If_body(self, node: cst.If) -> None:
+        if _is_availability_test(node.test):
+            self._guards += 1
+
+    def leave_If_body(self, node: cst.If) -> None:
+        if _is_availability_test(node.test):
+            self._guards -= 1
+
+    # Imports --------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        if self._guards:
+            return
+        names = [n for n in (dotted_name(alias.name) for alias in node.names) if n]
+        found = [name for name in names if under(name, self.modules)]
+        if found:
+            self._report_import(node, found)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self._guards or node.relative or node.module is None:
+            return
+        module = dotted_name(node.module)
+        if module is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            full = [module]
+        else:
+            full = [f"{module}.{dotted_name(alias.name)}" for alias in node.names]
+        if under(module, self.modules):
+            self._report_import(node, full if len(full) == 1 else [module, *full])
+            return
+        found = [name for name in full if under(name, self.modules)]
+        if found:
+            self._report_import(node, found)
+
+    def _report_import(self, node: cst.CSTNode, names: list[str]) -> None:
+        shown = names[0]
+        hints = {self.suggest(name) for name in names}
+        suggestion = hints.pop() if len(hints) == 1 else fill(self.suggestion, self.target)
+        self.warn(node, f"import of {shown}: {fill(self.message, self.target)}", suggestion)
+
+    # Decorators and calls -------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._decorators(node.decorators)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._decorators(node.decorators)
+
+    def _decorators(self, decorators: Sequence[cst.Decorator]) -> None:
+        reported = False
+        for decorator in decorators:
+            expression = decorator.decorator
+            call = expression if isinstance(expression, cst.Call) else None
+            name = self.qualname(call.func if call is not None else expression)
+            if name is None or under(name, self.uses) is None:
+                continue
+            if call is not None:
+                self._decorator_calls.add(id(call))
+            if reported:
+                continue
+            text = self.describe(name, call)
+            if text is not None:
+                self.warn(decorator, f"@{name}: {text}", self.suggest(name))
+                reported = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self._decorator_calls:
+            return
+        name = self.qualname(node.func)
+        if name is None or under(name, self.uses) is None:
+            return
+        text = self.describe(name, node)
+        if text is not None:
+            self.warn(node, f"{name}(): {text}", self.suggest(name))

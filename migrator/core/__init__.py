@@ -1,0 +1,1 @@
+"""Value types every layer speaks: findings and results, the device target as data."""

@@ -1,0 +1,1 @@
+"""The engine: settings, registry, selection, file and Python passes, cache, walk, sessions."""

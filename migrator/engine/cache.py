@@ -1,0 +1,225 @@
+"""Incremental runs: skip files unchanged since a run that found nothing to do in them.
+
+A file is recorded as *clean* when the rules left it unchanged and reported nothing about
+it (no edit, warning, suppression, unused suppression or note). The record's key is a hash
+of the file's bytes and path together with a *run key*: the tool version, the rule
+selection, the target and options, the versions of the parsing libraries and a fingerprint
+of the engine's and the selected rules' source files. Any change to those gives new keys,
+so old records are simply never found again (and pruned after a while).
+
+The cache is an SQLite database in the user's cache folder (platformdirs; the environment
+variable NPU_MIGRATOR_CACHE_DIR overrides it). SQLite gives atomic commits and locking, so
+worker processes (`--jobs`) and concurrent runs may read it while one run writes. A file
+that is not a sound database of this layout is deleted and rebuilt, never trusted, and any
+error while using the cache only turns it off for the run: it can make a run faster,
+never wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from migrator import __version__
+
+if TYPE_CHECKING:
+    from migrator.core.model import FileResult
+    from migrator.engine.settings import Settings
+
+ENV = "NPU_MIGRATOR_CACHE_DIR"
+FILE_NAME = "clean-files.sqlite3"
+SCHEMA_VERSION = "1"
+TIMEOUT_S = 30.0
+KEEP_S = 30 * 24 * 3600
+_LIBRARIES = ("libcst", "nbformat")
+
+
+def folder() -> Path:
+    override = os.environ.get(ENV)
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("npu-migrator", appauthor=False))
+
+
+def _canonical(value: Any) -> Any:
+    """JSON-able and independent of hash seeds (sets are sorted)."""
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _canonical(getattr(value, name)) for name in value.__dataclass_fields__}
+    if isinstance(value, (set, frozenset)):
+        return sorted(_canonical(item) for item in value)
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(key): _canonical(item) for key, item in sorted(value.items())}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item) for item in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def _source_files(settings: Settings) -> list[Path]:
+    import migrator
+
+    tool = Path(migrator.__file__).parent
+    files = {path for path in tool.rglob("*.py") if "emulate" not in path.relative_to(tool).parts}
+    for rule in settings.rules():
+        module = inspect.getmodule(rule)
+        source = inspect.getsourcefile(rule) if module is not None else None
+        if source is not None:
+            files.add(Path(source))
+            package_init = Path(source).parent / "__init__.py"
+            if package_init.exists():
+                files.add(package_init)
+    return sorted(files)
+
+
+def run_key(settings: Settings) -> str:
+    digest = hashlib.sha256()
+    versions: dict[str, str | None] = {}
+    for name in _LIBRARIES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = None
+    header = {"tool": __version__, "settings": _canonical(settings), "libraries": versions}
+    digest.update(json.dumps(header, sort_keys=True).encode())
+    for path in _source_files(settings):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheRef:
+    """Where the cache is and the run key: small and picklable, for worker processes."""
+
+    db: Path
+    run_key: str
+
+    def key(self, rel: str, digest: str) -> str:
+        return hashlib.sha256(f"{self.run_key}\0{rel}\0{digest}".encode()).hexdigest()
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    return sqlite3.connect(db, timeout=TIMEOUT_S, isolation_level=None)
+
+
+def _layout_ok(connection: sqlite3.Connection) -> bool:
+    if connection.execute("PRAGMA quick_check").fetchone() != ("ok",):
+        return False
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    if not {"meta", "clean"} <= tables:
+        return False
+    row = connection.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+    return bool(row == (SCHEMA_VERSION,))
+
+
+def _create(connection: sqlite3.Connection) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    connection.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+    connection.execute(
+        "CREATE TABLE IF NOT EXISTS clean (key TEXT PRIMARY KEY, used REAL NOT NULL)"
+    )
+    connection.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    connection.execute("COMMIT")
+
+
+def open_cache(settings: Settings) -> tuple[CacheRef | None, str | None]:
+    """The cache for this run, rebuilt if it is unsound; (None, why) when unusable."""
+    db = folder() / FILE_NAME
+    try:
+        key = run_key(settings)
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return None, f"off ({db.parent}: {error.strerror})"
+    note = None
+    for attempt in range(2):
+        try:
+            connection = _connect(db)
+            try:
+                existing = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                if existing == (0,):
+                    _create(connection)
+                if _layout_ok(connection):
+                    return CacheRef(db, key), note
+            finally:
+                connection.close()
+        except sqlite3.Error:
+            pass
+        if attempt == 0:
+            note = f"{db} was not a sound cache; rebuilt it"
+            _remove(db)
+    return None, f"off ({db}: cannot be used)"
+
+
+def _remove(db: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
+class CacheReader:
+    """Looks records up; opened lazily so each worker process has its own connection."""
+
+    def __init__(self, ref: CacheRef) -> None:
+        self.ref = ref
+        self._connection: sqlite3.Connection | None = None
+        self._broken = False
+
+    def hit(self, rel: str, digest: str) -> bool:
+        if self._broken:
+            return False
+        try:
+            if self._connection is None:
+                uri = f"{self.ref.db.resolve().as_uri()}?mode=ro"
+                self._connection = sqlite3.connect(uri, uri=True, timeout=TIMEOUT_S)
+            row = self._connection.execute(
+                "SELECT 1 FROM clean WHERE key = ?", (self.ref.key(rel, digest),)
+            ).fetchone()
+        except sqlite3.Error:
+            self._broken = True
+            return False
+        return row is not None
+
+
+def is_clean(result: FileResult) -> bool:
+    from migrator.core.model import Status
+
+    return (
+        result.status is Status.UNCHANGED
+        and result.digest is not None
+        and not (result.changes or result.warnings or result.suppressed)
+        and not (result.unused_suppressions or result.notes)
+        and not (result.todos_added or result.todos_removed)
+    )
+
+
+def store(ref: CacheRef, results: Iterable[FileResult]) -> None:
+    """Record the clean files of a run (and refresh the ones it skipped); best effort."""
+    now = time.time()
+    rows = [
+        (ref.key(result.path, result.digest), now)
+        for result in results
+        if result.digest is not None and (result.from_cache or is_clean(result))
+    ]
+    try:
+        connection = _connect(ref.db)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.executemany("INSERT OR REPLACE INTO clean VALUES (?, ?)", rows)
+            connection.execute("DELETE FROM clean WHERE used < ?", (now - KEEP_S,))
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return

@@ -1,0 +1,235 @@
+"""From a file on disk to a `FileResult`, for one file or many in parallel.
+
+The engine never imports or runs the code it migrates; it reads bytes and parses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from migrator.analysis.bindings import EMPTY, ModuleBindings
+from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, TextRule
+from migrator.core.model import FileResult, MigrationWarning, Status
+from migrator.engine.annotate import TODO_MARK, annotate
+from migrator.engine.cache import CacheReader, CacheRef
+from migrator.engine.python import PythonOutcome, migrate_python
+from migrator.engine.settings import Settings
+from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
+from migrator.formats.notebook import CellOutcome, migrate_notebook
+from migrator.formats.sources import SourceError, decode_python, decode_text
+from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
+from migrator.formats.textlines import command_spans, style_for
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 16
+
+
+class _Prepared:
+    def __init__(self, settings: Settings, cache: CacheRef | None = None) -> None:
+        self.settings = settings
+        rules = settings.rules()
+        self.python_rules = [r for r in rules if issubclass(r, PythonRule)]
+        self.text_rules = [r for r in rules if issubclass(r, TextRule)]
+        self.cell_rules = [r for r in self.python_rules if r.notebooks]
+        # A notebook is no entry script: entry points named by flags do not apply to it.
+        self.cell_options = replace(settings.options, entry_points=())
+        self.cache = CacheReader(cache) if cache is not None else None
+
+    def handles(self, rel: str) -> bool:
+        if rel.endswith(PYTHON_SUFFIXES):
+            return bool(self.python_rules)
+        if rel.endswith(NOTEBOOK_SUFFIX):
+            return bool(self.cell_rules)
+        return any(rule.handles(rel) for rule in self.text_rules)
+
+    def migrate(self, root: Path, rel: str) -> FileResult:
+        try:
+            data = (root / rel).read_bytes()
+        except OSError as error:
+            return FileResult(rel, Status.FAILED, error=f"cannot read: {error.strerror}")
+        if self.cache is None:
+            return self.migrate_data(rel, data)
+        digest = hashlib.sha256(data).hexdigest()
+        if self.cache.hit(rel, digest):
+            return FileResult(rel, Status.UNCHANGED, from_cache=True, digest=digest)
+        return replace(self.migrate_data(rel, data), digest=digest)
+
+    def migrate_data(self, rel: str, data: bytes, *, python: bool = False) -> FileResult:
+        """One file's bytes; `python` forces Python whatever the name says."""
+        try:
+            if python or rel.endswith(PYTHON_SUFFIXES):
+                return self._python(rel, data)
+            if rel.endswith(NOTEBOOK_SUFFIX):
+                return self._notebook(rel, data)
+            return self._text(rel, data)
+        except SourceError as error:
+            return FileResult(rel, Status.FAILED, error=str(error))
+        except RecursionError:
+            return FileResult(rel, Status.FAILED, error="nesting too deep to migrate")
+
+    def _run_python(
+        self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
+        inherited: ModuleBindings = EMPTY,
+    ) -> CellOutcome:  # fmt: skip
+        """Rules, then (with --annotate) TODO comments placed on the migrated text."""
+        settings = self.settings
+
+        def run(source: str) -> PythonOutcome:
+            return migrate_python(
+                source, rel, rules, settings.target, options, full=settings.full,
+                inherited=inherited,
+            )  # fmt: skip
+
+        outcome = run(text)
+        found = CellOutcome(
+            outcome.text, outcome.changes, outcome.warnings, outcome.suppressed,
+            outcome.unused_suppressions,
+        )  # fmt: skip
+        if self.settings.annotate and (outcome.warnings or TODO_MARK in outcome.text):
+
+            def warnings_for(source: str) -> list[MigrationWarning]:
+                return outcome.warnings if source == text else run(source).warnings
+
+            annotated = annotate(outcome.text, "python", warnings_for)
+            found.text = annotated.text
+            found.todos_added, found.todos_removed = annotated.added, annotated.removed
+        return found
+
+    def _python(self, rel: str, data: bytes) -> FileResult:
+        decoded = decode_python(data)
+        found = self._run_python(rel, decoded.text, self.python_rules, self.settings.options)
+        return _result(rel, data, decoded.encode(found.text), found)
+
+    def _notebook(self, rel: str, data: bytes) -> FileResult:
+        markers = [t for r in self.cell_rules for t in r.tokens] + [MARKER]
+        if self.settings.annotate:
+            markers.append(TODO_MARK)
+        text = data.decode("utf-8", "replace")
+        if not self.settings.full and not any(marker in text for marker in markers):
+            return FileResult(rel, Status.UNCHANGED)
+
+        def run_cell(cell: str, inherited: ModuleBindings) -> CellOutcome:
+            return self._run_python(rel, cell, self.cell_rules, self.cell_options, inherited)
+
+        return migrate_notebook(rel, data, run_cell)
+
+    def _run_text(self, rel: str, text: str) -> tuple[str, RuleContext, Suppressions]:
+        suppressions = text_suppressions(text)
+        ctx = RuleContext(
+            path=rel,
+            target=self.settings.target,
+            options=self.settings.options,
+            suppressions=suppressions,
+        )
+        if suppressions.skips_file():
+            suppressions.skip_file()
+            return text, ctx, suppressions
+        style = style_for(rel, text)
+        for rule_class in self.text_rules:
+            if rule_class.handles(rel) and (self.settings.full or rule_class.may_act_on(text)):
+                ctx.spans = command_spans(text, style) if suppressions.lines else None
+                text = rule_class(ctx).apply(text)
+        return text, ctx, suppressions
+
+    def _text(self, rel: str, data: bytes) -> FileResult:
+        decoded = decode_text(data)
+        text, ctx, suppressions = self._run_text(rel, decoded.text)
+        found = CellOutcome(
+            text, ctx.changes, ctx.warnings, ctx.suppressed, suppressions.unused(rel)
+        )
+        style = style_for(rel, decoded.text)
+        if (
+            self.settings.annotate
+            and style in ("shell", "requirements")
+            and (ctx.warnings or TODO_MARK in text)
+        ):
+            assert style is not None
+
+            def warnings_for(source: str) -> list[MigrationWarning]:
+                return (
+                    ctx.warnings
+                    if source == decoded.text
+                    else self._run_text(rel, source)[1].warnings
+                )
+
+            annotated = annotate(text, style, warnings_for)
+            found.text = annotated.text
+            found.todos_added, found.todos_removed = annotated.added, annotated.removed
+        return _result(rel, data, decoded.encode(found.text), found)
+
+
+def _result(rel: str, old: bytes, new: bytes, found: CellOutcome) -> FileResult:
+    changed = new != old
+    return FileResult(
+        rel,
+        Status.CHANGED if changed else Status.UNCHANGED,
+        old if changed else None,
+        new if changed else None,
+        tuple(sorted(found.changes)),
+        tuple(sorted(found.warnings)),
+        tuple(sorted(set(found.suppressed))),
+        tuple(found.unused_suppressions),
+        todos_added=found.todos_added,
+        todos_removed=found.todos_removed,
+    )
+
+
+_WORKER: _Prepared | None = None
+_WORKER_ROOT: Path | None = None
+
+
+def _init_worker(settings: Settings, root: Path, cache: CacheRef | None) -> None:
+    global _WORKER, _WORKER_ROOT
+    _WORKER = _Prepared(settings, cache)
+    _WORKER_ROOT = root
+
+
+def _work(rel: str) -> FileResult:
+    assert _WORKER is not None and _WORKER_ROOT is not None
+    return _WORKER.migrate(_WORKER_ROOT, rel)
+
+
+def candidates(settings: Settings, files: Sequence[str]) -> list[str]:
+    """The files some selected rule could act on (by kind), in walk order."""
+    prepared = _Prepared(settings)
+    return [rel for rel in files if prepared.handles(rel)]
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+def migrate_files(
+    root: Path, files: Sequence[str], settings: Settings, jobs: int, cache: CacheRef | None = None
+) -> Iterator[FileResult]:
+    """Results in the order of `files`, streamed as they complete."""
+    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        prepared = _Prepared(settings, cache)
+        for rel in files:
+            yield prepared.migrate(root, rel)
+        return
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    chunk = max(1, min(16, len(files) // (jobs * 8)))
+    with context.Pool(jobs, initializer=_init_worker, initargs=(settings, root, cache)) as pool:
+        yield from pool.imap(_work, files, chunksize=chunk)
+
+
+def migrate_text(rel: str, data: bytes, settings: Settings) -> FileResult:
+    """Migrate one file's bytes that do not live on disk (stdin, golden cases).
+
+    The kind of file comes from `rel`: notebooks and text files some rule handles are
+    treated as such, a name without a suffix as Python, and any other kind (`notes.md`)
+    is no rule's business and comes back unchanged.
+    """
+    prepared = _Prepared(settings)
+    known = rel.endswith((*PYTHON_SUFFIXES, NOTEBOOK_SUFFIX)) or prepared.handles(rel)
+    if not known and "." in rel.rsplit("/", 1)[-1]:
+        return FileResult(rel, Status.UNCHANGED)
+    return prepared.migrate_data(rel, data, python=not known)

@@ -1,0 +1,448 @@
+"""Migrating one Python source text: the fast path and the full path.
+
+The full path parses the whole module with LibCST and runs every rule over it. The fast
+path gives the same result for less: a rule can only act where one of its declared tokens
+occurs, so the engine
+
+1. skips the file without parsing when no selected rule's token occurs in it;
+2. otherwise parses it with the stdlib `ast` (about ten times cheaper than LibCST), finds
+   the top-level statements (or methods of classes, nested ones included) whose code holds
+   a token, ignoring docstrings and comment lines, and
+3. parses and transforms only those regions with LibCST, running in each only the rules
+   whose tokens occur there, and splices the results back by line.
+
+A region is a whole statement, so a rule sees the same function, class member or
+statement it would see in the whole module; module-level imports reach it through the
+shared `ModuleBindings`. Rules that need the whole module (`whole_module`) and files in
+which a rule asks for a new import take the full-module route; a `whole_module` rule whose
+`may_act_on_module` check shows it cannot act in the file is left out first.
+`tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import difflib
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+from migrator.analysis.ast_lines import first_line, hot_lines, last_line
+from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.contract.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
+from migrator.core.model import Change, MigrationWarning, Suppression
+from migrator.core.target import Target
+from migrator.formats.sources import SourceError, split_lines
+from migrator.formats.suppressions import MARKER, Suppressions, python_suppressions
+
+
+@dataclass
+class PythonOutcome:
+    text: str
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[MigrationWarning] = field(default_factory=list)
+    suppressed: list[Suppression] = field(default_factory=list)
+    unused_suppressions: list[Suppression] = field(default_factory=list)
+    parsed: bool = False
+
+
+@dataclass(frozen=True)
+class Region:
+    """Lines first..last (1-based, inclusive). A method (or a nested class) is wrapped in
+    stand-ins of the classes around it: `header` holds their `class <name>:` lines."""
+
+    first: int
+    last: int
+    header: str = ""
+    # The stdlib-ast statements the region holds (for the rules' cheap ast checks).
+    statements: tuple[ast.stmt, ...] = ()
+
+
+def parse_ast(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text)
+        except SyntaxError as error:
+            raise SourceError(f"cannot parse: {error.msg}", error.lineno) from None
+        except (ValueError, MemoryError, RecursionError) as error:
+            raise SourceError(f"cannot parse: {error}") from None
+
+
+def parse_cst(text: str, line_offset: int = 0) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise SourceError(
+            f"LibCST cannot parse: {error.message}", error.raw_line + line_offset
+        ) from None
+    except RecursionError:
+        raise SourceError("LibCST cannot parse: nesting too deep") from None
+
+
+def _is_string_statement(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _docstring_lines(node: ast.stmt) -> range:
+    body = getattr(node, "body", None)
+    if body and _is_string_statement(body[0]):
+        first, last = body[0].lineno, last_line(body[0])
+        if len(body) > 1 and body[1].lineno == last:
+            last -= 1
+        return range(first, last + 1)
+    return range(0)
+
+
+def _groups(
+    statements: Sequence[ast.stmt], lines: Sequence[str]
+) -> list[tuple[int, int, list[ast.stmt]]]:
+    """Statements glued together because they share a logical line (`a = 1; b = 2`, or
+    `a = 1; \\` with `b = 2` on the next line), so a region never starts mid-line."""
+    groups: list[tuple[int, int, list[ast.stmt]]] = []
+    for stmt in statements:
+        first, last = first_line(stmt), last_line(stmt)
+        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
+        if groups and (first <= groups[-1][1] or continued):
+            start, end, members = groups[-1]
+            groups[-1] = (start, max(end, last), [*members, stmt])
+        else:
+            groups.append((first, last, [stmt]))
+    return groups
+
+
+def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
+    index = bisect.bisect_left(hot, first)
+    while index < len(hot) and hot[index] <= last:
+        if hot[index] not in skip:
+            return True
+        index += 1
+    return False
+
+
+def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()) -> list[Region]:
+    """The smallest whole statements that hold every hot line (sorted, disjoint)."""
+    regions: list[Region] = []
+    for first, last, members in _groups(tree.body, lines):
+        if len(members) == 1 and _is_string_statement(members[0]):
+            continue
+        skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
+        if not _hot_in(hot, first, last, skip):
+            continue
+        only = members[0] if len(members) == 1 else None
+        if isinstance(only, ast.ClassDef):
+            methods = _class_regions(only, hot, lines, "")
+            if methods is not None:
+                regions.extend(methods)
+                continue
+        regions.append(Region(first, last, statements=tuple(members)))
+    return regions
+
+
+def _class_regions(
+    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str], header: str
+) -> list[Region] | None:
+    """Regions for the methods of a class and of the classes nested in it, or None when
+    the class must go whole (`header`: the stand-ins of the classes around it)."""
+    body_first = first_line(node.body[0])
+    if body_first <= node.lineno:
+        return None
+    if _hot_in(hot, first_line(node), body_first - 1, range(0)):
+        return None
+    line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if not line[len(indent) :].startswith("class"):
+        return None
+    inner = f"{header}{indent}class {node.name}:\n"
+    regions: list[Region] = []
+    for first, last, members in _groups(node.body, lines):
+        if len(members) == 1 and _is_string_statement(members[0]):
+            continue
+        skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
+        if not _hot_in(hot, first, last, skip):
+            continue
+        if len(members) > 1:
+            return None
+        member = members[0]
+        nested = None
+        if isinstance(member, ast.ClassDef):
+            nested = _class_regions(member, hot, lines, inner)
+        if nested is not None:
+            regions.extend(nested)
+        elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            regions.append(Region(first, last, inner, (member,)))
+        else:
+            return None
+    return regions
+
+
+def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
+    """Regexes for what a rule's tokens look like through this file's import aliases.
+
+    `from torch import autocast as ac` makes `ac` (a whole word) a token of a rule whose
+    token is "autocast", so `with ac("cuda"):` is found although the line never says
+    "autocast". A dotted token follows an alias of its head: with `import torch as th`,
+    the token "torch.cuda" also matches `th.cuda`.
+    """
+    parts: set[str] = set()
+    for name, values in bindings.names.items():
+        for value in values:
+            if not value:
+                continue
+            if any(token in value for token in rule.tokens):
+                parts.add(rf"\b{re.escape(name)}\b")
+            for token in rule.tokens:
+                head, dot, rest = token.partition(".")
+                while dot:
+                    if value == head:
+                        parts.add(rf"\b{re.escape(name)}\.{re.escape(rest)}")
+                    step, dot, rest = rest.partition(".")
+                    head = f"{head}.{step}"
+    return tuple(sorted(parts))
+
+
+def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
+    """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
+    return (
+        *(re.escape(token) for token in rule.tokens),
+        *(pattern.regex for pattern in rule.token_patterns),
+        *alias_tokens(rule, bindings),
+    )
+
+
+def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
+    unique = sorted(set(parts))
+    return re.compile("|".join(unique) if unique else r"(?!)")
+
+
+class _Run:
+    """One file's rule runs; collects what the rules report."""
+
+    def __init__(
+        self, path: str, target: Target, options: RuleOptions, bindings: ModuleBindings,
+        suppressions: Suppressions, facts: Mapping[str, object] | None = None,
+    ) -> None:  # fmt: skip
+        self.path = path
+        self.facts = facts or {}
+        self.target = target
+        self.options = options
+        self.bindings = bindings
+        self.suppressions = suppressions
+        self.changes: list[Change] = []
+        self.warnings: list[MigrationWarning] = []
+        self.suppressed: list[Suppression] = []
+        self.imports: list[ImportRequest] = []
+
+    def transform(
+        self,
+        module: cst.Module,
+        rules: Sequence[type[PythonRule]],
+        line_offset: int,
+        walrus: bool = True,
+        code: str | None = None,
+    ) -> cst.Module:
+        """Run each rule over `module` in turn (`code`: its text, when the caller has it)."""
+        line_map: list[int] | None = None
+        shared = PassCache(walrus)
+        for rule_class in rules:
+            ctx = RuleContext(
+                path=self.path,
+                target=self.target,
+                options=self.options,
+                bindings=self.bindings,
+                suppressions=self.suppressions,
+                line_offset=line_offset,
+                line_map=line_map,
+                facts=self.facts.get(rule_class.code),
+                shared=shared,
+            )
+            ctx.begin_pass(module)
+            new_module = module.visit(rule_class(ctx))
+            if ctx.changes:
+                # Keep reporting original line numbers after a pass that added lines.
+                code = module.code if code is None else code
+                new_code = new_module.code
+                if new_code.count("\n") != code.count("\n"):
+                    line_map = remap_lines(code, new_code, line_map)
+                code = new_code
+                module = new_module
+            # A pass that reported no edit made none (rules edit only through edit() and
+            # record()): the next rule gets the same tree, and its cached positions.
+            self.changes.extend(ctx.changes)
+            self.warnings.extend(ctx.warnings)
+            self.suppressed.extend(ctx.suppressed)
+            self.imports.extend(ctx.imports)
+        return module
+
+
+def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]:
+    """For each line of `new`, the original line it comes from (inserted lines: the next)."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    previous = list(line_map) if line_map is not None else list(range(1, len(old_lines) + 1))
+    last = previous[-1] if previous else 1
+    mapped: list[int] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal":
+                i = i1 + (j - j1)
+            elif tag == "replace":
+                i = min(i1 + (j - j1), i2 - 1)
+            else:
+                i = i1
+            mapped.append(previous[i] if i < len(previous) else last)
+    return mapped
+
+
+def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
+    context = CodemodContext()
+    for request in dict.fromkeys(requests):
+        if request.remove:
+            RemoveImportsVisitor.remove_unused_import(context, request.module, request.name)
+        else:
+            AddImportsVisitor.add_needed_import(
+                context, request.module, request.name, request.asname
+            )
+    module = AddImportsVisitor(context).transform_module(module)
+    if any(request.remove for request in requests):
+        module = RemoveImportsVisitor(context).transform_module(module)
+    return module
+
+
+def migrate_python(
+    text: str,
+    path: str,
+    rules: Sequence[type[PythonRule]],
+    target: Target,
+    options: RuleOptions,
+    *,
+    full: bool = False,
+    inherited: ModuleBindings = EMPTY,
+) -> PythonOutcome:
+    """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
+
+    `inherited` holds names bound before this text runs (earlier notebook cells).
+    """
+    rules = [rule for rule in rules if rule.applies_to(path)]
+    if not full:
+        rules = [
+            rule
+            for rule in rules
+            if rule.may_act_on(text)
+            or rule.always_for(path, options)
+            or _uses_inherited_alias(rule, inherited, text)
+        ]
+        if not rules:
+            return _untouched(text, path)
+    tree = parse_ast(text)
+    if not full:
+        rules = [
+            rule
+            for rule in rules
+            if not rule.whole_module
+            or rule.always_for(path, options)
+            or rule.may_act_on_module(tree, text, path, options)
+        ]
+    suppressions = python_suppressions(text)
+    outcome = PythonOutcome(text, parsed=True)
+    if suppressions.skips_file():
+        suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
+        return outcome
+    bindings = chain(inherited, module_bindings(tree))
+    # What a rule learns from the whole file's ast, the same for a region as for the module.
+    facts = {rule.code: rule.file_facts(tree) for rule in rules}
+    run = _Run(path, target, options, bindings, suppressions, facts)
+    if full or any(rule.whole_module for rule in rules):
+        new_text = _whole(text, rules, run)
+    else:
+        new_text = _by_region(text, tree, rules, run)
+        if run.imports:
+            run = _Run(path, target, options, bindings, suppressions, facts)
+            suppressions.used.clear()
+            new_text = _whole(text, rules, run)
+    outcome.text = new_text
+    outcome.changes = sorted(run.changes)
+    outcome.warnings = sorted(run.warnings)
+    outcome.suppressed = sorted(set(run.suppressed))
+    outcome.unused_suppressions = suppressions.unused(path)
+    return outcome
+
+
+def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, text: str) -> bool:
+    """`ac("cuda")` in a cell after the cell that did `from torch import autocast as ac`."""
+    if not inherited.names:
+        return False
+    aliases = alias_tokens(rule, inherited)
+    return bool(aliases) and compile_parts(aliases).search(text) is not None
+
+
+def _untouched(text: str, path: str) -> PythonOutcome:
+    """No rule can act here; its suppressions are still reported as unused, as the full
+    path reports them (reading comments needs only the tokenizer, not a parse)."""
+    outcome = PythonOutcome(text)
+    if MARKER in text:
+        suppressions = python_suppressions(text)
+        if suppressions.skips_file():
+            suppressions.skip_file()
+        outcome.unused_suppressions = suppressions.unused(path)
+    return outcome
+
+
+def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
+    module = parse_cst(text)
+    module = run.transform(module, rules, 0, ":=" in text, text)
+    if run.imports:
+        module = _apply_imports(module, run.imports)
+    return module.code
+
+
+def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
+    lines = split_lines(text)
+    parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
+    patterns = {rule: compile_parts(found) for rule, found in parts.items()}
+    every = compile_parts([part for found in parts.values() for part in found])
+    regions = find_regions(tree, hot_lines(text, lines, every), lines)
+    replaced: list[tuple[Region, list[str]]] = []
+    for region in regions:
+        body = "".join(lines[region.first - 1 : region.last])
+        active = [
+            rule
+            for rule in rules
+            if patterns[rule].search(body)
+            and (
+                not region.statements
+                or any(rule.may_act_on_ast(node, run.target) for node in region.statements)
+            )
+        ]
+        if not active:
+            continue
+        header = region.header
+        offset = region.first - 1 - header.count("\n")
+        module = parse_cst(header + body, offset)
+        edits_before = len(run.changes)
+        transformed = run.transform(module, active, offset, ":=" in body, header + body)
+        if len(run.changes) == edits_before:
+            # Rules edit only through edit()/record(), which report: no report, no edit,
+            # so the region's text stands and generating its code again is skipped.
+            continue
+        new_code = transformed.code
+        if not new_code.startswith(header):
+            raise SourceError("a rule rewrote a method's class line", region.first)
+        new_body = new_code[len(header) :]
+        if new_body != body:
+            replaced.append((region, split_lines(new_body)))
+    for region, new_lines in reversed(replaced):
+        lines[region.first - 1 : region.last] = new_lines
+    return "".join(lines)

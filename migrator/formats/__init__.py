@@ -1,0 +1,1 @@
+"""File formats: sources, notebooks, shell, text lines, requirements, JSON, suppressions."""

@@ -1,0 +1,1 @@
+"""Output: JSON/Markdown reports, SARIF, diffs and the rule docs."""
