@@ -91,10 +91,10 @@ def _cpu_fallback(func: OpOverload, name: str) -> None:
     state to the host and back every step) with this warning, its npu_cpu_fallback text.
     """
     release = releases.current()
-    if name in releases.fused_optimizer_kernels(release) or name in _FELL_BACK:
-        return
-    _FELL_BACK.add(name)
     overload = f".{func._overloadname}" if func._overloadname != "default" else ""
+    if releases.has_npu_kernel(release, name, func._overloadname) or name + overload in _FELL_BACK:
+        return
+    _FELL_BACK.add(name + overload)
     report.note(f"cpu_fallback_aten::{name}{overload}")
     report.host_note(
         f"aten::{name} has no NPU kernel in torch-npu {release}: it ran on the CPU, "

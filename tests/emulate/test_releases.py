@@ -67,6 +67,18 @@ def test_kernels_the_release_has_run_silently(
     assert _fused_step(optimizer_type) == []
 
 
+def test_a_tensor_learning_rate_falls_back_on_every_release(release: pytest.MonkeyPatch) -> None:
+    # The data: no release registers the .tensor_lr form of _fused_adamw_ for the NPU.
+    release.setenv(releases.ENV_RELEASE, "2.7.1.post11")
+    model = torch.nn.Linear(2, 1).npu()
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=torch.tensor(0.01, device="npu"), fused=True
+    )
+    model(torch.ones(3, 2, device="npu")).sum().backward()
+    with pytest.warns(UserWarning, match=r"'aten::_fused_adamw_\.tensor_lr' is not currently"):
+        optimizer.step()
+
+
 def test_the_release_is_an_option_and_in_the_report(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text("import torch\nprint(torch.zeros(1, device='npu').device)\n")
