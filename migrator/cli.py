@@ -11,45 +11,24 @@ import re
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
 from migrator import __version__
-from migrator.contract.profile import Profile
-from migrator.contract.rule import RuleOptions
-from migrator.core.model import (
-    Change,
-    FileResult,
-    MigrationWarning,
-    RunSummary,
-    SkippedPath,
-    Status,
-    Suppression,
-)
+from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
 from migrator.core.target import TARGETS
-from migrator.engine import registry
-from migrator.engine.cache import open_cache
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
-from migrator.engine.files import default_jobs, migrate_text
-from migrator.engine.selection import SelectionError, select, split_codes
-from migrator.engine.session import (
-    SessionError,
-    check_out_dir,
-    choose_profile,
-    finish,
-    migrate,
-    plan,
-    uncommitted,
-    write_copy,
-    write_in_place,
-)
-from migrator.engine.settings import Settings
-from migrator.output.diff import colour, unified
-from migrator.output.report import RunInfo, write_report
+
+# What only a run needs (LibCST, the rules, the engine, the reports) is imported inside the
+# functions that run it: `migrate --version` and `--help` stay cheap.
+if TYPE_CHECKING:
+    from migrator.contract.profile import Profile
+    from migrator.engine.cache import CacheRef
+    from migrator.engine.settings import Settings
 
 EXIT_OK = 0
 EXIT_PENDING = 1
@@ -59,14 +38,51 @@ DEFAULT_STDIN_NAME = "stdin.py"
 
 
 class _DefaultGroup(click.Group):
-    """`migrate PATH ...` runs the migration; `migrate smoke` / `migrate run` are commands."""
+    """`migrate PATH ...` runs the migration; `migrate smoke` / `migrate run` are commands.
+
+    A bare first word names a command (`migrate ./run` migrates a folder named `run`).
+    Commands of profile packages (`smoke`) are added only when a bare word may name one,
+    so `migrate --version` or `migrate .` loads no profile package to parse its flags.
+    """
 
     default_name = "migrate"
+    _loaded = False
+
+    def _load_plugins(self) -> None:
+        if not self._loaded:
+            from migrator.engine import registry
+
+            self._loaded = True
+            for command in registry.load().commands:
+                if isinstance(command, click.Command):
+                    self.add_command(command)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugins()
+        return super().list_commands(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and _bare_word(args[0]):
+            self._load_plugins()
         if not args or args[0] not in self.commands or args[0] == self.default_name:
             args = [self.default_name, *args] if args[:1] != [self.default_name] else args
         return super().parse_args(ctx, args)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except Exception as error:
+            from migrator.engine.registry import RegistryError
+
+            if not isinstance(error, RegistryError):
+                raise
+            # A shadowed or broken rule package: one line, never a traceback.
+            click.echo(f"error: {error}", err=True)
+            sys.exit(EXIT_ERROR)
+
+
+def _bare_word(arg: str) -> bool:
+    return re.fullmatch(r"[a-z][a-z0-9-]*", arg) is not None
 
 
 class _MainCommand(click.Command):
@@ -109,21 +125,33 @@ def _display(root: Path, rel: str) -> str:
     return str(full) if shown.startswith("..") else shown
 
 
-def _change_line(change: Change | MigrationWarning | Suppression, shown: str) -> str:
+def _change_line(change: Finding, shown: str) -> str:
     text = change.format()
     return shown + text[len(change.path) :]
 
 
 def _print_rules() -> None:
+    from migrator.engine import registry
+    from migrator.output.docs import fix_safety
+
     loaded = registry.load()
-    rows = [
-        (rule.code, rule.name, rule.safety.value, loaded.packages[rule], rule.summary)
+    rows = [("CODE", "NAME", "FIX", "SAFETY", "PACKAGE", "SUMMARY")]
+    rows += [
+        (rule.code, rule.name, rule.fix_availability.value, fix_safety(rule),
+         loaded.packages[rule], rule.summary)
         for rule in loaded.rules
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    ]  # fmt: skip
+    for profile in loaded.profiles:
+        package = profile.packages[0] if profile.packages else profile.name
+        rows += [
+            (step.code, step.name, "always", "step", package, step.summary)
+            for step in profile.steps
+        ]
+    rows = [rows[0], *sorted(set(rows[1:]))]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        cells = [row[i].ljust(widths[i]) for i in range(4)]
-        click.echo("  ".join([*cells, row[4]]))
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        click.echo("  ".join([*cells, row[5]]))
     click.echo("\nProfiles:")
     for profile in loaded.profiles:
         click.echo(f"  {profile.name}: {profile.summary}")
@@ -131,8 +159,18 @@ def _print_rules() -> None:
 
 def _explain(code: str) -> int:
     # `--explain "NPU-TODO(NPU050)"` works too: the code is read out of a TODO comment.
+    from migrator.engine import registry
+
     found = re.search(r"[A-Za-z]{3}\d{3}", code)
-    rule = registry.load().by_code(found.group(0) if found else code)
+    loaded = registry.load()
+    wanted = (found.group(0) if found else code).upper()
+    wanted = loaded.aliases.get(wanted, wanted)
+    step = loaded.step(wanted)
+    if step is not None:
+        click.echo(f"{step.code} {step.name} (profile step)\n")
+        click.echo(step.explain())
+        return EXIT_OK
+    rule = loaded.by_code(wanted)
     if rule is None:
         click.echo(f"error: unknown rule code {code!r} (see --list-rules)", err=True)
         return EXIT_ERROR
@@ -154,12 +192,15 @@ def _indent(text: str) -> str:
     return "".join(f"    {line}" for line in text.splitlines(keepends=True))
 
 
-def _selected_rules(
-    profile_rules: Sequence[Any], select_: Sequence[str], ignore: Sequence[str]
-) -> tuple[str, ...]:
-    loaded = registry.load()
-    chosen = select(profile_rules, split_codes(select_), split_codes(ignore), loaded.rules)
-    return tuple(rule.code for rule in chosen)
+def _codes(values: Sequence[str], origin: str, out: _Out) -> list[str]:
+    """Codes and prefixes as given, retired codes mapped to their successors (with a warning)."""
+    from migrator.engine import registry
+    from migrator.engine.selection import renamed, split_codes
+
+    codes, notes = renamed(split_codes(values), registry.load().aliases)
+    for note in notes:
+        out.err(f"warning: {origin}: {note}")
+    return codes
 
 
 class _Failure(Exception):
@@ -187,10 +228,24 @@ class _Request:
     jobs: int
     report_path: Path | None
     full: bool
+    # The `[tool.migrate]` that applies (or why it cannot be read), and the keys whose
+    # value came from it rather than from a flag.
+    config: Config = field(default_factory=Config)
+    config_error: str | None = None
+    from_config: frozenset[str] = frozenset()
 
     @property
     def writes(self) -> bool:
         return self.mode in ("in-place", "out")
+
+    def origin(self, key: str) -> str:
+        """Where a setting came from, for error messages: its flag or its config key."""
+        return self.config.where(key) if key in self.from_config else _FLAGS[key]
+
+    def checked_config(self) -> Config:
+        if self.config_error is not None:
+            raise _Failure(self.config_error)
+        return self.config
 
 
 @dataclass(frozen=True)
@@ -205,12 +260,85 @@ class _Resolved:
     exclude_base: str
 
 
+# `[tool.migrate]` key -> (Config field, the parameter whose default it is, the flag).
+_CONFIG_KEYS = {
+    "select": ("select", "select_", "--select"),
+    "ignore": ("ignore", "ignore", "--ignore"),
+    "entry": ("entry", "entries", "--entry"),
+    "profile": ("profile", "profile_name", "--profile"),
+    "exclude": ("exclude", "exclude", "--exclude"),
+    "annotate": ("annotate", "annotate", "--annotate"),
+    "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
+}
+_FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
+_META = "npu_migrator.config"
+
+
+@dataclass
+class _Layered:
+    """What the eager PATH and --stdin-filename callbacks have seen, and the config found."""
+
+    path: Path | None = None
+    stdin_name: str | None = None
+    config: Config = field(default_factory=Config)
+    error: str | None = None
+
+
+def _config_start(path: Path | None, stdin_name: str | None) -> Path | None:
+    """Where the `[tool.migrate]` lookup starts: the migrated folder (a file's folder); for
+    stdin the folder of --stdin-filename, else the current one."""
+    if path is None:
+        return None
+    if str(path) == "-":
+        full = Path(os.path.abspath(stdin_name or DEFAULT_STDIN_NAME))
+        return full.parent if full.parent.is_dir() else Path.cwd()
+    if not path.exists():
+        return None
+    return path.resolve() if path.is_dir() else path.resolve().parent
+
+
+def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Put `[tool.migrate]` under the flags as click's `default_map` (as black does).
+
+    PATH and --stdin-filename are eager, so this runs before any other option is read; a
+    flag given on the command line then wins over its key. A config that cannot be read is
+    kept as an error and reported when the run starts (after the usage checks).
+    """
+    layered = ctx.meta.setdefault(_META, _Layered())
+    if param.name == "path":
+        layered.path = value
+    else:
+        layered.stdin_name = value
+    layered.config, layered.error = Config(), None
+    start = _config_start(layered.path, layered.stdin_name)
+    if start is not None:
+        try:
+            layered.config = load_config(start)
+        except ConfigError as error:
+            layered.error = str(error)
+    defaults = {}
+    for attribute, name, _ in _CONFIG_KEYS.values():
+        configured = getattr(layered.config, attribute)
+        if configured is not None:
+            defaults[name] = configured
+    ctx.default_map = defaults
+    return value
+
+
 @main.command(name="migrate", cls=_MainCommand, epilog=(
+    "The bare words 'run' and 'smoke' name the commands below; 'migrate ./run' migrates a "
+    "folder named 'run'. "
     "Configuration: [tool.migrate] in the nearest pyproject.toml that has one (flags win). "
     "Other commands: 'migrate smoke PATH' checks that a migrated DiT4DiT checkout trains; "
     "'migrate run --emulate-npu -- SCRIPT ARGS' runs a script on the CPU-backed NPU emulator."
 ))  # fmt: skip
-@click.argument("path", required=False, type=click.Path(path_type=Path, allow_dash=True))
+@click.argument(
+    "path",
+    required=False,
+    type=click.Path(path_type=Path, allow_dash=True),
+    is_eager=True,
+    callback=_layer_config,
+)
 @click.option(
     "--target",
     "target_name",
@@ -280,6 +408,8 @@ class _Resolved:
     "--stdin-filename",
     "stdin_name",
     metavar="NAME",
+    is_eager=True,
+    callback=_layer_config,
     help="With PATH '-': the name of the code read on stdin (messages, file type, rules).",
 )
 @click.option(
@@ -301,8 +431,12 @@ class _Resolved:
     metavar="FILE",
     help="Write a report: JSON, or Markdown for .md, SARIF for .sarif.",
 )
-@click.option("--list-rules", is_flag=True, help="List the rules and profiles, then exit.")
-@click.option("--explain", "explain_code", metavar="CODE", help="Explain a rule, then exit.")
+@click.option(
+    "--list-rules", is_flag=True, help="List the rules, profile steps and profiles, then exit."
+)
+@click.option(
+    "--explain", "explain_code", metavar="CODE", help="Explain a rule or profile step, then exit."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary line.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also suppressions, skipped paths, config and cache."
@@ -359,11 +493,21 @@ def migrate_command(
         raise click.UsageError("--out cannot be used with stdin: the result goes to stdout")
     if dry_run and check:
         raise click.UsageError("choose one of --dry-run and --check")
+    from migrator.engine.files import default_jobs
+
     mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
+    ctx = click.get_current_context()
+    layered = ctx.meta.get(_META, _Layered())
+    from_config = frozenset(
+        key
+        for key, (_, name, _) in _CONFIG_KEYS.items()
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT_MAP
+    )
     request = _Request(
         path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
         exclude, transfer, annotate, stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
+        layered.config, layered.error, from_config,
     )  # fmt: skip
     out = _Out(quiet, verbose)
     try:
@@ -389,69 +533,74 @@ def _entry_points(
     return tuple(found)
 
 
-def _config(start: Path) -> Config:
-    try:
-        return load_config(start)
-    except ConfigError as error:
-        raise _Failure(str(error)) from None
+def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
+    """What the run does: the flags, with `[tool.migrate]` already under them (click's
+    default_map); only paths from the config are read relative to its folder."""
+    from migrator.contract.rule import RuleOptions
+    from migrator.engine import registry
+    from migrator.engine.selection import SelectionError, select
+    from migrator.engine.session import SessionError, choose_profile
+    from migrator.engine.settings import Settings
 
-
-def _resolve(request: _Request, root: Path, config: Config) -> _Resolved:
-    """Merge the flags over `[tool.migrate]`: a flag that is given replaces the key."""
-    profile_name = request.profile_name or config.profile or "auto"
-    select_, select_from = request.select, "--select"
-    if not select_ and config.select is not None:
-        select_, select_from = config.select, config.where("select")
-    ignore, ignore_from = request.ignore, "--ignore"
-    if not ignore and config.ignore is not None:
-        ignore, ignore_from = config.ignore, config.where("ignore")
+    config = request.config
     try:
-        profile = choose_profile(profile_name, root)
+        profile = choose_profile(request.profile_name or "auto", root)
     except SessionError as error:
-        where = "--profile" if request.profile_name else config.where("profile")
-        raise _Failure(f"{where}: {error}") from None
-    profile_rules = registry.load().for_profile(profile)
-    loaded = registry.load().rules
-    for codes, origin in ((select_, select_from), (ignore, ignore_from)):
+        raise _Failure(f"{request.origin('profile')}: {error}") from None
+    loaded = registry.load()
+    profile_rules = loaded.for_profile(profile)
+    selected = _codes(request.select, request.origin("select"), out)
+    ignored = _codes(request.ignore, request.origin("ignore"), out)
+    for given, key in ((selected, "select"), (ignored, "ignore")):
         try:
-            select(profile_rules, split_codes(codes), [], loaded)
+            select(profile_rules, given, [], loaded.codes)
         except SelectionError as error:
-            raise _Failure(f"{origin}: {error}") from None
-    codes = _selected_rules(profile_rules, select_, ignore)
-    if request.entries:
-        entries = _entry_points(root, request.entries, "--entry")
-    elif config.entry is not None:
-        entries = _entry_points(root, config.entry, config.where("entry"), config.folder)
+            raise _Failure(f"{request.origin(key)}: {error}") from None
+    codes = tuple(rule.code for rule in select(profile_rules, selected, ignored, loaded.codes))
+    step_codes = tuple(step.code for step in select(profile.steps, selected, ignored, loaded.codes))
+    if "entry" in request.from_config:
+        entries = _entry_points(root, request.entries, config.where("entry"), config.folder)
     else:
-        entries = ()
-    transfer = request.transfer if request.transfer is not None else config.transfer_to_npu
-    annotate = request.annotate if request.annotate is not None else config.annotate
-    options = RuleOptions(entry_points=entries, transfer_to_npu=transfer is not False)
+        entries = _entry_points(root, request.entries, "--entry")
+    options = RuleOptions(entry_points=entries, transfer_to_npu=request.transfer is not False)
     settings = Settings(
-        TARGETS[request.target_name], codes, options, full=request.full, annotate=bool(annotate)
-    )
-    exclude, base = request.exclude, ""
-    if not exclude and config.exclude is not None and config.folder is not None:
-        exclude = config.exclude
+        TARGETS[request.target_name], codes, options, full=request.full,
+        annotate=bool(request.annotate), step_codes=step_codes,
+    )  # fmt: skip
+    base = ""
+    if "exclude" in request.from_config and config.folder is not None:
         prefix = root.relative_to(config.folder.resolve()).as_posix()
         base = "" if prefix == "." else prefix + "/"
-    return _Resolved(root, config, profile, settings, exclude, base)
+    return _Resolved(root, config, profile, settings, request.exclude, base)
 
 
 def _run(request: _Request, out: _Out) -> int:
+    from migrator.engine.cache import open_cache
+    from migrator.engine.session import (
+        SessionError,
+        check_out_dir,
+        finish,
+        migrate,
+        plan,
+        uncommitted,
+        write_copy,
+        write_in_place,
+    )
+
     path = request.path
     root = path.resolve() if path.is_dir() else path.resolve().parent
-    resolved = _resolve(request, root, _config(root))
+    request.checked_config()
+    resolved = _resolve(request, root, out)
     settings, profile = resolved.settings, resolved.profile
     if request.out_dir is not None:
         try:
             check_out_dir(root, request.out_dir)
         except SessionError as error:
             raise _Failure(str(error)) from None
-    cache, cache_note = open_cache(settings) if request.cache else (None, None)
-    the_plan = plan(
-        path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base, cache
-    )
+    the_plan = plan(path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base)
+    # After the plan: the run key covers the project view the plan computed.
+    cache, cache_note = open_cache(the_plan.settings) if request.cache else (None, None)
+    the_plan = replace(the_plan, cache=cache)
     summary = RunSummary()
     pending: list[FileResult] = []
     if out.verbose:
@@ -460,7 +609,10 @@ def _run(request: _Request, out: _Out) -> int:
         advance = _progress(stack, out, the_plan)
         for result in migrate(the_plan):
             finish(summary, result)
-            _show(result, the_plan.root, out, request.mode == "dry-run")
+            shown = _display(the_plan.root, result.path)
+            if request.mode == "dry-run" and not out.quiet:
+                _show_diff(result, result.path if os.path.isabs(shown) else shown, out)
+            _show(result, shown, out)
             if result.new_data is not None and request.writes:
                 pending.append(result)
             advance()
@@ -487,7 +639,7 @@ def _run(request: _Request, out: _Out) -> int:
 
 
 def _describe(
-    out: _Out, resolved: _Resolved, files: int, cache: Any, cache_note: str | None
+    out: _Out, resolved: _Resolved, files: int, cache: CacheRef | None, cache_note: str | None
 ) -> None:
     settings = resolved.settings
     out.err(f"profile {resolved.profile.name}: {len(settings.rule_codes)} rules, {files} files")
@@ -507,6 +659,8 @@ def _write_report(
 ) -> None:  # fmt: skip
     if request.report_path is None:
         return
+    from migrator.output.report import RunInfo, write_report
+
     info = RunInfo(str(root), request.target_name, profile.name, request.mode, settings.rule_codes)
     write_report(request.report_path, info, summary, skipped)
 
@@ -526,20 +680,22 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     --check/--dry-run when the code would change; 2 when it cannot be read or parsed, and
     then the input is echoed unchanged so an editor integration never loses text.
     """
+    from migrator.engine.files import migrate_text
+    from migrator.engine.session import finish
+
     data = sys.stdin.buffer.read()
     assert request.stdin_name is not None
     name = Path(request.stdin_name)
     full = Path(os.path.abspath(name))
     try:
-        start = full.parent if full.parent.is_dir() else Path.cwd()
-        config = _config(start)
+        config = request.checked_config()
         # Rules match project-relative paths: relative to the configuration's folder.
         root = config.folder.resolve() if config.folder is not None else Path.cwd().resolve()
         try:
             rel = full.resolve().relative_to(root).as_posix()
         except ValueError:
             rel = name.as_posix().lstrip("/")
-        resolved = _resolve(request, root, config)
+        resolved = _resolve(request, root, out)
     except _Failure:
         _echo_bytes(data, request)
         raise
@@ -550,18 +706,9 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     summary = RunSummary()
     finish(summary, result)
     shown = str(name)
-    if result.status is Status.FAILED:
-        out.err(f"error: {shown}: {result.error}")
-    elif not out.quiet:
-        for change in result.changes:
-            out.err(_change_line(change, shown))
-        for warning in result.warnings:
-            out.err(_change_line(warning, shown))
-        if out.verbose:
-            _show_verbose(result, shown, out)
+    _show(result, shown, out)
     if request.mode == "dry-run":
-        if result.new_data is not None:
-            out.out(colour(unified(result, shown)))
+        _show_diff(result, shown, out)
     elif request.mode != "check":
         _echo_bytes(result.new_data if result.new_data is not None else data, request)
     _write_report(request, root, resolved.profile, resolved.settings, summary, ())
@@ -578,11 +725,11 @@ def _echo_bytes(data: bytes, request: _Request) -> None:
 
 
 def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
-    from migrator.engine.session import count
+    from migrator.engine.session import count, steps
 
     if out.quiet or not sys.stderr.isatty():
         return lambda: None
-    total = count(the_plan) + len(the_plan.profile.steps)
+    total = count(the_plan) + len(steps(the_plan))
     if total < PROGRESS_THRESHOLD:
         return lambda: None
     from rich.console import Console
@@ -603,16 +750,21 @@ def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
     return lambda: progress.advance(task)
 
 
-def _show(result: FileResult, root: Path, out: _Out, dry_run: bool) -> None:
-    shown = _display(root, result.path)
+def _show_diff(result: FileResult, label: str, out: _Out) -> None:
+    if result.status is not Status.FAILED and result.new_data is not None:
+        from migrator.output.diff import colour, unified
+
+        out.out(colour(unified(result, label)))
+
+
+def _show(result: FileResult, shown: str, out: _Out) -> None:
+    """One file's lines on stderr, for the tree and the stdin paths alike: its error, or
+    its edits and warnings (and with --verbose its suppressions and notes)."""
     if result.status is Status.FAILED:
         out.err(f"error: {shown}: {result.error}")
         return
     if out.quiet:
         return
-    if dry_run and result.new_data is not None:
-        label = result.path if os.path.isabs(shown) else shown
-        out.out(colour(unified(result, label)))
     for change in result.changes:
         out.err(_change_line(change, shown))
     for warning in result.warnings:
@@ -666,11 +818,6 @@ def run_command(
         command += ["--report", str(report_dir)]
     args = list(program[1:] if program[:1] == ("--",) else program)
     sys.exit(subprocess.call([*command, *args]))
-
-
-for _command in registry.load().commands:
-    if isinstance(_command, click.Command):
-        main.add_command(_command)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,19 @@
 """Generic CUDA -> NPU rules, one rule per module.
 
-Code policy (codes are stable and never reused, even when a rule is removed):
+Code policy. Codes are a public interface: users write them in `# migrate: ignore[...]`
+comments, in `--select` / `--ignore` and in `[tool.migrate]`. So:
+
+- A code is never reused, even when its rule is removed.
+- Every code a report can show is a registered item with a docstring (a rule, or a
+  profile step such as DIT090), so `--explain`, `--select`, `--ignore` and `--list-rules`
+  know it.
+- A rule whose meaning changes keeps its code only if every old suppression and selection
+  still means the right thing. Otherwise it gets a new code, and the old code becomes an
+  alias of the new one in its package's `ALIASES` (old -> new): `--select OLD` and
+  `--ignore OLD` then warn and act on the new code, and `--explain OLD` explains it.
+- CHANGELOG.md records every code added, retired or aliased.
+
+Ranges:
 
 | range          | meaning                                                              |
 |----------------|----------------------------------------------------------------------|
@@ -35,3 +48,8 @@ resource names) only warns.
 A rule's safety is "safe" when its edit keeps the program's meaning on the NPU, and
 "needs review" when a person should confirm it (an individual edit can also be flagged).
 """
+
+from __future__ import annotations
+
+# Retired code -> the code that replaced it (see the code policy above). None yet.
+ALIASES: dict[str, str] = {}

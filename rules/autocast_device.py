@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, retarget_device, string_value, with_string_value
 from migrator.contract.rule import Example, PythonRule
+from migrator.core.model import FixAvailability
 
 _DEVICE_AUTOCASTS = frozenset(
     {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}
@@ -41,6 +42,7 @@ class AutocastDevice(PythonRule):
     """
 
     code = "NPU001"
+    fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'
     tokens = ("autocast",)

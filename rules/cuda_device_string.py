@@ -18,6 +18,7 @@ from migrator.analysis.cst_helpers import (
 )
 from migrator.contract.rule import Example, TokenPattern
 from migrator.contract.string_positions import StringPositionRule
+from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
 # Callees whose positional argument at this index is a device.
@@ -81,6 +82,7 @@ class CudaDeviceString(StringPositionRule):
     """
 
     code = "NPU010"
+    fix_availability = FixAvailability.ALWAYS
     name = "cuda-device-string"
     summary = (
         'Device strings "cuda", "cuda:N", f"cuda:{i}" in device positions to the target device.'

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill
+from migrator.core.model import Finding, TextEdit
 from migrator.formats.requirements import Entry, normalize, parse, release
 from migrator.formats.sources import newline_of, split_lines
 
@@ -104,16 +105,19 @@ class CudaRequirements(TextRule):
         ),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         lines = split_lines(text)
+        # starts[i]: the offset of line i (0-based); starts[len(lines)] is the end.
+        self._starts = [0]
+        for line in lines:
+            self._starts.append(self._starts[-1] + len(line))
+        self._found: list[Finding] = []
         entries = parse(lines)
         runtime = normalize(self.target.runtime_requirement)
         has_runtime = any(entry.name == runtime for entry in entries)
         torch_pins = {
             pin for e in entries if e.name == _TORCH and (pin := e.pinned_version) is not None
         }
-        deleted: set[int] = set()
-        inserted: dict[int, str] = {}
         for index, entry in enumerate(entries):
             if entry.option in _INDEX_OPTIONS and _CUDA_URL.search(entry.value):
                 self._warn(
@@ -124,26 +128,16 @@ class CudaRequirements(TextRule):
             if entry.name is None:
                 continue
             if _CUDA_LIBRARY.match(entry.name) or entry.name in _TRITON:
-                self._delete(entries, lines, index, deleted)
+                self._delete(entries, lines, index)
             elif entry.name == _TORCH:
-                line = self._torch(entry, has_runtime, lines[entry.last])
-                if line is not None:
-                    inserted[entry.last] = line
+                self._torch(entry, has_runtime, lines[entry.last], text)
             elif entry.name == runtime:
                 self._check_runtime(entry, torch_pins)
             else:
                 self._cuda_only(entry)
             if entry.url and _CUDA_URL.search(entry.url):
                 self._warn(entry, f"{entry.name} comes from a CUDA wheel URL", self._index_hint())
-        out: list[str] = []
-        for number, line in enumerate(lines):
-            if number not in deleted:
-                out.append(line)
-            if number in inserted:
-                if not line.endswith(("\n", "\r")):
-                    out[-1] = line + newline_of(text)
-                out.append(inserted[number])
-        return "".join(out)
+        return self._found
 
     def _index_hint(self) -> str:
         return (
@@ -152,19 +146,19 @@ class CudaRequirements(TextRule):
         )
 
     def _warn(self, entry: Entry, message: str, suggestion: str) -> None:
-        self.warn_at(entry.first + 1, entry.column, message, suggestion)
+        self._found.append(self.warning(entry.first + 1, entry.column, message, suggestion))
+
+    def _lines(self, first: int, last: int) -> TextEdit:
+        """Deleting lines first..last (0-based, inclusive) with their line endings."""
+        return TextEdit(self._starts[first], self._starts[last + 1], "")
 
     # Deleting torch's CUDA wheels -----------------------------------------------------
-    def _delete(
-        self, entries: list[Entry], lines: list[str], index: int, deleted: set[int]
-    ) -> None:
+    def _delete(self, entries: list[Entry], lines: list[str], index: int) -> None:
         entry = entries[index]
         what = "Triton's CUDA compiler" if entry.name in _TRITON else "a CUDA library of torch"
         runtime = self.target.runtime_requirement
         message = f"removed {entry.requirement}: {what}, not used with {runtime}"
-        if not self.change_at(entry.first + 1, entry.column, message):
-            return
-        deleted.update(range(entry.first, entry.last + 1))
+        edits = [self._lines(entry.first, entry.last)]
         # pip-compile writes the reasons for a pin as indented comments below it.
         for following in entries[index + 1 :]:
             if following.name is not None or following.option is not None:
@@ -172,11 +166,12 @@ class CudaRequirements(TextRule):
             raw = lines[following.first]
             if not raw.lstrip().startswith("#") or not raw[:1].isspace():
                 break
-            deleted.update(range(following.first, following.last + 1))
+            edits.append(self._lines(following.first, following.last))
+        self._found.append(self.change(entry.first + 1, entry.column, message, *edits))
 
     # The torch pin and its runtime ----------------------------------------------------
-    def _torch(self, entry: Entry, has_runtime: bool, last_line: str) -> str | None:
-        """The runtime line to insert after `entry`, or None (after reporting why)."""
+    def _torch(self, entry: Entry, has_runtime: bool, last_line: str, text: str) -> None:
+        """Insert the runtime line after `entry`, or report why not."""
         runtime = self.target.runtime_requirement
         version = entry.pinned_version
         if version is None:
@@ -187,7 +182,7 @@ class CudaRequirements(TextRule):
                     f"{runtime} pin can match it",
                     f"pin torch==X to a version {runtime} is released for and add {runtime}==X.*",
                 )
-            return None
+            return
         base, _, local = version.partition("+")
         if local.startswith(("cu", "rocm")):
             self._warn(
@@ -195,16 +190,16 @@ class CudaRequirements(TextRule):
                 f"torch=={version} is a GPU build, not the CPU build {runtime} needs",
                 f"pin torch=={base} and add {runtime}=={base}.*",
             )
-            return None
+            return
         if has_runtime:
-            return None
+            return
         if entry.hashed:
             self._warn(
                 entry,
                 f"hash-checked torch pin: {runtime}=={base}.* was not added",
                 f"add {runtime}=={base}.* with its --hash lines",
             )
-            return None
+            return
         review = False
         known = self.target.runtime_torch_versions
         if known and base not in known:
@@ -217,16 +212,20 @@ class CudaRequirements(TextRule):
                     f"pin torch=={nearest}, {runtime}=={nearest}.* and a torchvision/torchaudio "
                     "that matches",
                 )
-                return None
+                return
             review = True
         marker = f"; {entry.marker}" if entry.marker else ""
         new_line = f"{runtime}=={base}.*{marker}{_ending(last_line)}"
         message = f"added {runtime}=={base}.* after torch=={version}"
         if review:
             message += f" (torch {base} is newer than the {runtime} releases checked)"
-        if not self.change_at(entry.first + 1, entry.column, message, review=review or None):
-            return None
-        return new_line
+        if not last_line.endswith(("\n", "\r")):
+            new_line = newline_of(text) + new_line
+        at = self._starts[entry.last + 1]
+        insertion = TextEdit(at, at, new_line)
+        self._found.append(
+            self.change(entry.first + 1, entry.column, message, insertion, review=review or None)
+        )
 
     def _check_runtime(self, entry: Entry, torch_pins: set[str]) -> None:
         runtime_version = entry.pinned_version or entry.specifier.lstrip("=~<>! ")

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill
+from migrator.core.model import Finding, TextEdit
 from migrator.core.target import EnvMapping
 from migrator.formats.shell import (
     ASSIGNMENT,
@@ -118,10 +119,11 @@ class CudaShellEnv(TextRule):
         ),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         script = parse(text)
         self._starts = line_starts(text)
         self._text = text
+        self._found: list[Finding] = []
         edits: list[_Edit] = []
         for command in script.commands:
             edits.extend(self._command(script, command))
@@ -147,7 +149,7 @@ class CudaShellEnv(TextRule):
             )
         for literal in script.literals:
             self._literal(script, literal)
-        return self._apply(text, edits)
+        return self._found + [self._change(edit) for edit in edits]
 
     # Positions ------------------------------------------------------------------------
     def _where(self, offset: int) -> tuple[int, int]:
@@ -155,17 +157,12 @@ class CudaShellEnv(TextRule):
 
     def _warn(self, offset: int, message: str, suggestion: str) -> None:
         line, col = self._where(offset)
-        self.warn_at(line, col, message, suggestion)
+        self._found.append(self.warning(line, col, message, suggestion))
 
-    def _apply(self, text: str, edits: list[_Edit]) -> str:
-        kept: list[_Edit] = []
-        for edit in sorted(edits, key=lambda e: e.start):
-            line, col = self._where(edit.start)
-            if self.change_at(line, col, edit.message, review=edit.review or None):
-                kept.append(edit)
-        for edit in reversed(kept):
-            text = text[: edit.start] + edit.text + text[edit.end :]
-        return text
+    def _change(self, edit: _Edit) -> Finding:
+        line, col = self._where(edit.start)
+        fix = TextEdit(edit.start, edit.end, edit.text)
+        return self.change(line, col, edit.message, fix, review=edit.review or None)
 
     # Commands -------------------------------------------------------------------------
     def _command(self, script: Script, command: Command) -> list[_Edit]:

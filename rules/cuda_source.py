@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import Finding, FixAvailability
 
 
 class CudaSource(TextRule):
@@ -28,6 +29,7 @@ class CudaSource(TextRule):
     """
 
     code = "NPU056"
+    fix_availability = FixAvailability.NEVER
     name = "cuda-source"
     summary = "Report each .cu/.cuh file once: CUDA kernels must be ported by hand."
     # The empty token occurs in every text: the file name, not its content, decides.
@@ -38,11 +40,11 @@ class CudaSource(TextRule):
         Example('SOURCES = ["ops.cpp", "kernel.cu"]\n', path="build.py"),
     )
 
-    def apply(self, text: str) -> str:
-        self.warn_at(
+    def check(self, text: str) -> list[Finding]:
+        warning = self.warning(
             1,
             1,
             fill("CUDA source file: nvcc-compiled kernels do not run on the {DEVICE}", self.target),
             fill("replace its kernels with PyTorch ops or {kernel_language}", self.target),
         )
-        return text
+        return [warning]

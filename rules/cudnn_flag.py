@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule
+from migrator.core.model import FixAvailability
 
 _CUDNN = "torch.backends.cudnn"
 
@@ -32,6 +33,7 @@ class CudnnFlag(PythonRule):
     """
 
     code = "NPU015"
+    fix_availability = FixAvailability.NEVER
     name = "cudnn-flag"
     summary = "cuDNN switches (benchmark, deterministic, enabled): no NPU equivalent, reported."
     tokens = ("cudnn",)

@@ -368,7 +368,7 @@ class EntryPointSetup(PythonRule):
                 or name in _WORKING_CALLS
                 or (method == "step" and signal.endswith(".step()"))
             )
-            if working and not self._scopes and not self._in_main:
+            if working and not self.names.depth and not self._in_main:
                 self._top_level_trains.append(signal.replace("the module", "its top-level code"))
         devices = (self.target.source_device_type, self.target.device_type)
         if method in devices or (

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _SMI = "nvidia-smi"
@@ -36,6 +37,7 @@ class NvidiaSmi(TextRule):
     """
 
     code = "NPU103"
+    fix_availability = FixAvailability.NEVER
     name = "nvidia-smi"
     summary = "Report nvidia-smi calls in shell scripts (the NPU's tool is npu-smi)."
     tokens = (_SMI,)
@@ -45,7 +47,8 @@ class NvidiaSmi(TextRule):
         Example('echo "check nvidia-smi for memory"\n', path="run.sh"),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
         script = parse(text)
         starts = line_starts(text)
         for command in script.commands:
@@ -56,7 +59,7 @@ class NvidiaSmi(TextRule):
                 if os.path.basename(unquote(word.text)) != _SMI or script.in_literal(word.start):
                     continue
                 line, col = position(starts, word.start)
-                self.warn_at(
+                warning = self.warning(
                     line,
                     col,
                     fill("nvidia-smi queries NVIDIA GPUs; {DEVICE} hosts have none", self.target),
@@ -66,4 +69,5 @@ class NvidiaSmi(TextRule):
                         self.target,
                     ),
                 )
-        return text
+                found.append(warning)
+        return found

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.unsupported import fill, reported
+from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
 
 _DIRECTIVE = re.compile(r"#SBATCH\s+(?P<options>.*)")
@@ -40,6 +41,7 @@ class SlurmGpuRequest(TextRule):
     """
 
     code = "NPU101"
+    fix_availability = FixAvailability.NEVER
     name = "slurm-gpu-request"
     summary = (
         "Report Slurm GPU requests (#SBATCH --gres=gpu:N, --gpus...); NPU resources are site-set."
@@ -58,7 +60,8 @@ class SlurmGpuRequest(TextRule):
         Example('echo "requesting 8 gpus"\n', path="launch.sh"),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
         gpu = re.escape(self.target.cluster_gpu_request)
         self._option = re.compile(
             rf"^(?:--{gpu}s(?:-per-(?:node|task|socket))?|-G|--(?:cpus|mem|ntasks)-per-{gpu}"
@@ -74,19 +77,20 @@ class SlurmGpuRequest(TextRule):
             match = _DIRECTIVE.match(line)
             if match is not None:
                 options = match.group("options").split(" #", 1)[0].split()
-                found = self._requests(options)
-                if found:
-                    self._report(text, offset + match.start("options"), "#SBATCH " + found)
+                requests = self._requests(options)
+                if requests:
+                    at = offset + match.start("options")
+                    found.append(self._report(text, at, "#SBATCH " + requests))
             offset += len(line)
         for command in parse(text).commands:
             name = command.name()
             if name is None or os.path.basename(name) not in _LAUNCHERS:
                 continue
             _, _, arguments = command.parts()
-            found = self._requests([unquote(word.text) for word in arguments])
-            if found:
-                self._report(text, arguments[0].start, f"{name} {found}")
-        return text
+            requests = self._requests([unquote(word.text) for word in arguments])
+            if requests:
+                found.append(self._report(text, arguments[0].start, f"{name} {requests}"))
+        return found
 
     def _requests(self, options: list[str]) -> str:
         """The GPU options among `options`, as written (empty if none)."""
@@ -105,9 +109,9 @@ class SlurmGpuRequest(TextRule):
                     found.append(text)
         return " ".join(found)
 
-    def _report(self, text: str, offset: int, found: str) -> None:
+    def _report(self, text: str, offset: int, found: str) -> Finding:
         line, col = position(line_starts(text), offset)
-        self.warn_at(
+        return self.warning(
             line,
             col,
             f"{found} requests the cluster's GPUs; {fill('{DEVICE}', self.target)}s are "

@@ -143,7 +143,10 @@ class TorchCudaApi(PythonRule):
             return False
         names = [dotted_name(alias.name) or "" for alias in node.names]
         prefix = [] if module == source else ["amp"]
-        elsewhere = [n for n in names if self._owned_elsewhere([*prefix, n])]
+        # `from torch.cuda.amp import GradScaler` moves with its module (torch.npu.amp has
+        # the same names); only a name of torch.cuda itself can belong to another rule
+        # (`from torch.cuda import graph` stays with the CUDA-graph rule).
+        elsewhere = [n for n in names if not prefix and self._owned_elsewhere([n])]
         known = [n for n in names if n not in elsewhere and self._known([*prefix, n][0])]
         unknown = [n for n in names if n not in known and n not in elsewhere]
         for name in unknown:

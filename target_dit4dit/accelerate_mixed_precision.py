@@ -9,6 +9,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
 from migrator.contract.rule import Example, TextRule
+from migrator.core.model import Finding, TextEdit
 from migrator.formats.sources import split_lines
 
 KEY = "mixed_precision"
@@ -79,40 +80,40 @@ class AccelerateMixedPrecision(TextRule):
         ),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         data = _load(text)
         if not isinstance(data, CommentedMap) or KEY not in data:
-            return text
+            return []
         deepspeed = data.get("deepspeed_config")
         if not isinstance(deepspeed, dict) or not deepspeed.get("deepspeed_config_file"):
-            return text
+            return []
         row, col = data.lc.key(KEY)
         lines = split_lines(text)
         end = row + 1
         while end < len(lines) and lines[end].strip() and _indent(lines[end]) > col:
             end += 1
-        kept = lines[:row] + lines[end:]
-        if end == len(lines) and kept and not lines[-1].endswith(("\n", "\r")):
+        start = sum(len(line) for line in lines[:row])
+        stop = start + sum(len(line) for line in lines[row:end])
+        if end == len(lines) and row and not lines[-1].endswith(("\n", "\r")):
             # The key was the last line and the file had no final newline: keep it that way.
-            kept[-1] = kept[-1].rstrip("\r\n")
-        new = "".join(kept)
+            start -= len(lines[row - 1]) - len(lines[row - 1].rstrip("\r\n"))
+        removal = TextEdit(start, stop, "")
+        new = text[:start] + text[stop:]
         expected = {key: value for key, value in _plain(data).items() if key != KEY}
         if _plain(_load(new)) != expected:
-            self.warn_at(
+            warning = self.warning(
                 row + 1,
                 col + 1,
                 f"{KEY} cannot be removed line by line here; accelerate refuses it next to "
                 "deepspeed_config_file",
                 f"delete the {KEY} key by hand",
             )
-            return text
+            return [warning]
         message = (
             f"{KEY} {data[KEY]!r} removed: next to deepspeed_config_file accelerate refuses it "
             '(any value, "no" too); precision comes from the DeepSpeed config\'s bf16/fp16'
         )
-        if not self.change_at(row + 1, col + 1, message):
-            return text
-        return new
+        return [self.change(row + 1, col + 1, message, removal)]
 
 
 def _indent(line: str) -> int:

@@ -8,6 +8,7 @@ Steps only return results; the engine shows, writes or copies them.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from migrator.contract.profile import StepInput
-from migrator.core.model import Change, FileResult, MigrationWarning, Status
+from migrator.core.model import FileResult, Finding, Status
 
 TRAINER = "DiT4DiT/training/train.py"
 
@@ -39,8 +40,8 @@ def template(name: str) -> bytes:
 def emit(root: Path, item: Generated) -> FileResult:
     full = root / item.path
     if not os.path.lexists(full):
-        change = Change(item.path, 1, 1, item.code, f"created: {item.note}", item.review)
-        return FileResult(item.path, Status.CREATED, new_data=item.data, changes=(change,))
+        change = Finding.change(item.path, 1, 1, item.code, f"created: {item.note}", item.review)
+        return FileResult(item.path, Status.CREATED, new_data=item.data, findings=(change,))
     if full.is_file() and not full.is_symlink():
         try:
             if full.read_bytes() == item.data:
@@ -52,15 +53,15 @@ def emit(root: Path, item: Generated) -> FileResult:
 
 def kept(path: str, code: str, why: str) -> FileResult:
     """A path left as it is, with a warning that says why and how to get the generated file."""
-    warning = MigrationWarning(
+    warning = Finding.warning(
         path, 1, 1, code, f"{why}; kept as it is", "delete or rename it and run again to regenerate"
     )
-    return FileResult(path, Status.UNCHANGED, warnings=(warning,))
+    return FileResult(path, Status.UNCHANGED, findings=(warning,))
 
 
 def not_generated(path: str, code: str, why: str, what_to_do: str) -> FileResult:
-    warning = MigrationWarning(path, 1, 1, code, f"not generated: {why}", what_to_do)
-    return FileResult(path, Status.UNCHANGED, warnings=(warning,))
+    warning = Finding.warning(path, 1, 1, code, f"not generated: {why}", what_to_do)
+    return FileResult(path, Status.UNCHANGED, findings=(warning,))
 
 
 def is_dit4dit(root: Path) -> bool:
@@ -73,11 +74,21 @@ Builder = Callable[[StepInput], Sequence[Generated | FileResult]]
 
 
 class GeneratedFiles:
-    """A profile step that generates the files its builder describes."""
+    """A profile step that generates the files its builder describes.
 
-    def __init__(self, name: str, build: Builder) -> None:
+    `doc` is what `--explain CODE` prints: the builder module's docstring, which says why
+    the files are needed.
+    """
+
+    def __init__(self, code: str, name: str, summary: str, build: Builder, doc: str) -> None:
+        self.code = code
         self.name = name
+        self.summary = summary
         self.build = build
+        self.doc = doc
+
+    def explain(self) -> str:
+        return inspect.cleandoc(self.doc)
 
     def __call__(self, given: StepInput) -> list[FileResult]:
         if not is_dit4dit(given.root):

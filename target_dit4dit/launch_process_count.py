@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from migrator.contract.expected import ExpectsShape, not_found
 from migrator.contract.rule import Example, TextRule
-from migrator.core.model import Safety
+from migrator.core.model import Finding, Safety, TextEdit
 from migrator.formats.sources import newline_of, split_lines
 
 TRAINING_SCRIPTS = "examples/*/train_files/*.sh"
@@ -121,42 +121,46 @@ class LaunchProcessCount(ExpectsShape, TextRule):
         ),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         if GENERATED_BY in text[:1000]:
             # The profile's own launch script (scripts/train_npu.sh) counts the visible
             # NPUs and refuses more processes itself.
-            return text
+            return []
         lines = split_lines(text)
         commands = [c for c in _commands(lines) if _LAUNCH.search(c.text)]
         if not commands:
-            if fnmatch.fnmatchcase(self.ctx.path, TRAINING_SCRIPTS):
-                self.warn_at(
-                    1,
-                    1,
-                    not_found("an `accelerate launch` command", self.ctx.path),
-                    "make sure the training launch starts at most one process per visible "
-                    f"{self._device()}",
-                )
-            return text
+            if not fnmatch.fnmatchcase(self.ctx.path, TRAINING_SCRIPTS):
+                return []
+            warning = self.warning(
+                1,
+                1,
+                not_found("an `accelerate launch` command", self.ctx.path),
+                "make sure the training launch starts at most one process per visible "
+                f"{self._device()}",
+            )
+            return [warning]
         cluster = _CLUSTER.search(text) is not None
-        inserts: dict[int, list[str]] = {}
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        found: list[Finding] = []
         for command in commands:
-            inserted = self._command(lines, command, cluster, text)
-            if inserted:
-                inserts[command.first] = inserted
-        if not inserts:
-            return text
-        out: list[str] = []
-        for index, line in enumerate(lines):
-            out.extend(inserts.get(index, ()))
-            out.append(line)
-        return "".join(out)
+            finding = self._command(lines, starts, command, cluster, text)
+            if finding is not None:
+                found.append(finding)
+        return found
 
     def _device(self) -> str:
         return self.target.name.upper()
 
-    def _command(self, lines: list[str], command: _Command, cluster: bool, text: str) -> list[str]:
-        """Lines to insert before the command (its own line edited in `lines`), or none."""
+    def _command(
+        self, lines: list[str], starts: list[int], command: _Command, cluster: bool, text: str
+    ) -> Finding | None:
+        """What to do about one launch command: an edit or a warning (or nothing).
+
+        Each finding names the command's last line too: a `# migrate: ignore` comment on its
+        first or last line covers all of it."""
+        last = command.last + 1
         flag = self._flag(lines, command)
         machines = _MACHINES.search(command.text)
         multi = (
@@ -165,72 +169,79 @@ class LaunchProcessCount(ExpectsShape, TextRule):
             or "--machine_rank" in command.text
         )
         if flag is None:
-            if (multi or _AT_START.match(command.text)) and not self._silenced(command):
-                where = _LAUNCH.search(lines[command.first])
-                self.warn_at(
-                    command.first + 1,
-                    where.start() + 1 if where else 1,
-                    "accelerate launch without --num_processes: the accelerate config's "
-                    "num_processes decides how many processes start",
-                    f"make sure it is at most the {self._device()}s visible on each node",
-                )
-            return []
+            if not (multi or _AT_START.match(command.text)):
+                return None
+            where = _LAUNCH.search(lines[command.first])
+            return self.warning(
+                command.first + 1,
+                where.start() + 1 if where else 1,
+                "accelerate launch without --num_processes: the accelerate config's "
+                "num_processes decides how many processes start",
+                f"make sure it is at most the {self._device()}s visible on each node",
+                last=last,
+            )
         row, match = flag
         value = match.group("value")
         col = match.start("value") + 1
-        if self._silenced(command):
-            return []
         if multi:
-            self.warn_at(
+            return self.warning(
                 row + 1,
                 col,
                 f"multi-node launch: --num_processes {value} counts the processes of all "
                 f"nodes{self._traced(lines, value, command.first)}; not changed",
                 f"each node must run one process per visible {self._device()}: set the "
                 "per-node count to the devices of one node and check the job's device request",
+                last=last,
             )
-            return []
         if not value.isdigit():
-            if not value.startswith(f'"${{{VARIABLE}:?'):
-                self.warn_at(
-                    row + 1,
-                    col,
-                    f"--num_processes {value}{self._traced(lines, value, command.first)} is "
-                    f"not checked against the visible {self._device()}s",
-                    f"make sure it is at most the number of visible {self._device()}s",
-                )
-            return []
+            if value.startswith(f'"${{{VARIABLE}:?'):
+                return None
+            return self.warning(
+                row + 1,
+                col,
+                f"--num_processes {value}{self._traced(lines, value, command.first)} is "
+                f"not checked against the visible {self._device()}s",
+                f"make sure it is at most the number of visible {self._device()}s",
+                last=last,
+            )
         start = _AT_START.match(command.text)
         if start is None:
-            self.warn_at(
+            return self.warning(
                 row + 1,
                 col,
                 f"--num_processes {value}: the launch is not a command of its own (quoted or "
                 "nested), so no device count can be placed before it; not changed",
                 f"use at most one process per visible {self._device()}",
+                last=last,
             )
-            return []
         if re.search(rf"\b{VARIABLE}\b", text):
-            self.warn_at(
+            return self.warning(
                 row + 1,
                 col,
                 f"--num_processes {value}: the script already uses {VARIABLE}; not changed",
                 f"use at most one process per visible {self._device()}",
+                last=last,
             )
-            return []
         message = (
             f"--num_processes {value} -> one process per visible {self._device()}, at most "
             f"{value} (counted at launch): more processes than devices breaks the "
             f"{self.target.dist_backend.upper()} set-up; with fewer, the global batch size "
             "shrinks"
         )
-        if not self.change_at(row + 1, col, message):
-            return []
         device = self._device()
         replacement = f'"${{{VARIABLE}:?cannot count the visible {device}s}}"'
-        line = lines[row]
-        lines[row] = line[: match.start("value")] + replacement + line[match.end("value") :]
-        return self._counting_lines(start.group("indent"), value, newline_of(text))
+        counting = self._counting_lines(start.group("indent"), value, newline_of(text))
+        at = starts[command.first]
+        return self.change(
+            row + 1,
+            col,
+            message,
+            TextEdit(at, at, "".join(counting)),
+            TextEdit(
+                starts[row] + match.start("value"), starts[row] + match.end("value"), replacement
+            ),
+            last=last,
+        )
 
     def _counting_lines(self, indent: str, count: str, newline: str) -> list[str]:
         device = self._device()
@@ -254,10 +265,6 @@ class LaunchProcessCount(ExpectsShape, TextRule):
             f'{indent}{VARIABLE}=$(python -c "{probe}"){newline}',
             f'{indent}if [ "${{{VARIABLE}}}" -lt {count} ]; then {notice}; fi{newline}',
         ]
-
-    def _silenced(self, command: _Command) -> bool:
-        """A `# migrate: ignore` on the command's first or last line covers all of it."""
-        return self.ctx.is_suppressed(self.code, command.first + 1, command.last + 1)
 
     @staticmethod
     def _flag(lines: list[str], command: _Command) -> tuple[int, re.Match[str]] | None:

@@ -9,6 +9,7 @@ that does, or one that finds it edited, keeps it and says so.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -169,7 +170,12 @@ def _news(results: Sequence[FileResult]) -> bool:
 class MigrationReport:
     """The profile's last step: `NPU_MIGRATION.md` from the results of the whole run."""
 
+    code = CODE
     name = "migration-report"
+    summary = "Write NPU_MIGRATION.md: the run's edits, reviews and next steps."
+
+    def explain(self) -> str:
+        return inspect.cleandoc(__doc__ or "")
 
     def __call__(self, given: StepInput) -> list[FileResult]:
         if not is_dit4dit(given.root):

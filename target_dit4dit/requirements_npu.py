@@ -20,7 +20,12 @@ rule has already rewritten requirements.txt (the migration stays idempotent).
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 from migrator.contract.profile import StepInput
 from migrator.core.model import FileResult
@@ -44,7 +49,6 @@ CUDA_ONLY = re.compile(
 )
 
 _NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)")
-_EXACT = re.compile(r"^==\s*(\d+)\.(\d+)(?:\.\d+)*\s*$")
 
 HEADER = f"""\
 # Python packages for training DiT4DiT on Ascend NPUs (torch + torch_npu).
@@ -76,15 +80,32 @@ def _name(line: str) -> str | None:
     if line.startswith("-"):
         return None
     match = _NAME.match(line)
-    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match else None
+    return canonicalize_name(match.group(1)) if match else None
 
 
 def _diffusers(line: str) -> str:
     spec = line.split(";", 1)[0][len("diffusers") :].strip()
-    exact = _EXACT.match(spec)
-    if exact and (int(exact.group(1)), int(exact.group(2))) <= DIFFUSERS_LAST:
+    if _exact_release(spec)[:2] <= DIFFUSERS_LAST:
         return line
     return f"diffusers=={DIFFUSERS}"
+
+
+def _exact_release(spec: str) -> tuple[int, ...]:
+    """(0, 38, 0) for `==0.38.0`; a far-future release for anything else (a range, a
+    wildcard, a pre-release, a second clause), so that only a plain pin is kept."""
+    never = (sys.maxsize,)
+    try:
+        clauses = list(SpecifierSet(spec))
+    except InvalidSpecifier:
+        return never
+    if len(clauses) != 1 or clauses[0].operator != "==":
+        return never
+    try:
+        version = Version(clauses[0].version)
+    except InvalidVersion:
+        return never
+    plain = version.base_version == str(version) and len(version.release) >= 2
+    return version.release if plain else never
 
 
 def _not_on_aarch64(line: str) -> str:

@@ -15,15 +15,26 @@ count up from DIT001):
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from migrator.contract.profile import Step
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import GeneratedFiles
 from target_dit4dit.migration_report import MigrationReport
 
+
+def _generated(module: ModuleType, name: str, summary: str) -> GeneratedFiles:
+    return GeneratedFiles(module.CODE, name, summary, module.build, module.__doc__ or "")
+
+
 STEPS: tuple[Step, ...] = (
-    GeneratedFiles("deepspeed-configs", deepspeed_configs.build),
-    GeneratedFiles("launch-script", launch_script.build),
-    GeneratedFiles("robotwin-config", robotwin_config.build),
-    GeneratedFiles("requirements-npu", requirements_npu.build),
+    _generated(
+        deepspeed_configs,
+        "deepspeed-configs",
+        "Generate ZeRO-2/3 DeepSpeed and accelerate configs.",
+    ),
+    _generated(launch_script, "launch-script", "Generate a launch script for one Ascend node."),
+    _generated(robotwin_config, "robotwin-config", "Generate the RoboTwin training config."),
+    _generated(requirements_npu, "requirements-npu", "Generate requirements for an Ascend host."),
     MigrationReport(),
 )

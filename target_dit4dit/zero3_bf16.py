@@ -6,6 +6,7 @@ import json
 
 from migrator.contract.expected import not_found
 from migrator.contract.rule import Example, TextRule
+from migrator.core.model import Finding, TextEdit
 from migrator.formats.json_spans import JSONSpanError, Span, line_col, spans
 
 CONFIGS = "DiT4DiT/config/deepseeds/*"
@@ -59,56 +60,56 @@ class Zero3Bf16(TextRule):
         ),
     )
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         try:
             found = spans(text)
         except JSONSpanError:
-            return text
+            return []
         stage = found.get(("zero_optimization", "stage"))
         if stage is None or stage.value not in (3, "3"):
-            return text
+            return []
         key = next((path for path in _ENABLED if path in found), None)
         if key is None:
             line, col = line_col(text, stage.start)
-            self.warn_at(
+            warning = self.warning(
                 line,
                 col,
                 not_found("bf16.enabled", f"{self.ctx.path} (a ZeRO-3 config)"),
                 'add "bf16": {"enabled": true}: without it the fp32 action head next to the '
                 "bf16 backbone fails ZeRO-3's dtype check",
             )
-            return text
+            return [warning]
         enabled = found[key]
         setting = ".".join(str(part) for part in key)
         if enabled.value is True:
-            return text
+            return []
         line, col = line_col(text, enabled.start)
         raw = text[enabled.start : enabled.end]
         if enabled.value != "auto":
-            self.warn_at(
+            warning = self.warning(
                 line,
                 col,
                 f"ZeRO-3 config sets {setting} to {raw}: the fp32 action head next to the "
                 "bf16 backbone fails ZeRO-3's dtype check",
                 "set it to true unless the whole model really trains in another precision",
             )
-            return text
+            return [warning]
         if _fp16_on(found):
-            self.warn_at(
+            warning = self.warning(
                 line,
                 col,
                 f'{setting} is "auto" while fp16.enabled is true; DeepSpeed refuses both',
                 "choose one: bf16 matches the bf16 backbone",
             )
-            return text
+            return [warning]
         message = (
             f"{setting} {raw} -> true: next to a deepspeed_config_file accelerate resolves "
             '"auto" to false, leaving the fp32 action head beside the bf16 backbone (the ZeRO-3 '
             "dtype assertion)"
         )
-        if not self.change_at(line, col, message):
-            return text
-        return text[: enabled.start] + json.dumps(True) + text[enabled.end :]
+        return [
+            self.change(line, col, message, TextEdit(enabled.start, enabled.end, json.dumps(True)))
+        ]
 
 
 def _fp16_on(found: dict[tuple[str | int, ...], Span]) -> bool:

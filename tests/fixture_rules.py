@@ -9,12 +9,16 @@ like, shell and requirements rules), so a test sees only the fixtures' reports.
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import libcst as cst
 import pytest
 
 from migrator.contract.rule import Example, PythonRule, TextRule
+from migrator.core.model import Finding, TextEdit
 from migrator.engine import registry
-from migrator.formats.sources import newline_of, split_lines
+from migrator.formats.sources import split_lines
 
 
 class FlashAttnCall(PythonRule):
@@ -69,17 +73,26 @@ class ShellCudaDevices(TextRule):
     tokens = ("CUDA_VISIBLE_DEVICES", "nvidia-smi")
     patterns = ("*.sh",)
 
-    def apply(self, text: str) -> str:
-        out: list[str] = []
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        offset = 0
         for number, line in enumerate(split_lines(text), start=1):
             at = line.find("CUDA_VISIBLE_DEVICES")
-            if at >= 0 and self.change_at(number, at + 1, "-> ASCEND_RT_VISIBLE_DEVICES"):
-                line = line.replace("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES")
+            if at >= 0:
+                edits = [
+                    TextEdit(offset + m.start(), offset + m.end(), "ASCEND_RT_VISIBLE_DEVICES")
+                    for m in re.finditer("CUDA_VISIBLE_DEVICES", line)
+                ]
+                found.append(self.change(number, at + 1, "-> ASCEND_RT_VISIBLE_DEVICES", *edits))
             at = line.find("nvidia-smi")
             if at >= 0 and not line.lstrip().startswith("#"):
-                self.warn_at(number, at + 1, "nvidia-smi does not exist here", "use npu-smi info")
-            out.append(line)
-        return "".join(out)
+                found.append(
+                    self.warning(
+                        number, at + 1, "nvidia-smi does not exist here", "use npu-smi info"
+                    )
+                )
+            offset += len(line)
+        return found
 
 
 class RequirementsFlashAttn(TextRule):
@@ -91,21 +104,51 @@ class RequirementsFlashAttn(TextRule):
     tokens = ("flash-attn", "nvidia-")
     patterns = ("requirements*.txt",)
 
-    def apply(self, text: str) -> str:
-        out: list[str] = []
-        newline = newline_of(text)
+    def check(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        offset = 0
         for number, line in enumerate(split_lines(text), start=1):
             if line.startswith("flash-attn"):
-                self.warn_at(number, 1, "flash-attn has no NPU build", "remove it")
-            if line.startswith("nvidia-") and self.change_at(number, 1, "drop CUDA wheel"):
-                line = "# " + line.rstrip("\r\n") + newline
-            out.append(line)
-        return "".join(out)
+                found.append(self.warning(number, 1, "flash-attn has no NPU build", "remove it"))
+            if line.startswith("nvidia-"):
+                found.append(
+                    self.change(number, 1, "drop CUDA wheel", TextEdit(offset, offset, "# "))
+                )
+            offset += len(line)
+        return found
+
+
+class LaunchedScript(PythonRule):
+    """Warns on a file the project's own launch commands run, naming the command. Why: a
+    fixture that proves the project view reaches rules (through `ctx.project`) on every
+    engine path: in this process, in worker processes, and through the cache's run key."""
+
+    code = "TST090"
+    name = "launched-script"
+    summary = "Files a launch command runs (test fixture)."
+    tokens = ("import",)
+    whole_module = True
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        entry = self.ctx.project.entry(self.ctx.path)
+        if entry is not None and original_node.body:
+            self.warn(original_node.body[0], f"launched by {entry.reason}")
+        return updated_node
 
 
 FIXTURE_RULES = (FlashAttnCall, EntrySetup, ShellCudaDevices, RequirementsFlashAttn)
 # Code prefixes of the real rules the fixtures stand in for (NPU050-NPU149).
 _STOOD_IN = ("NPU05", "NPU06", "NPU07", "NPU08", "NPU09", "NPU1")
+
+
+@pytest.fixture
+def project_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real registry plus `LaunchedScript` (TST090), as a generic rule."""
+    real = registry.load()
+    packages = {**real.packages, LaunchedScript: registry.GENERIC_PACKAGE}
+    rules = tuple(sorted((*real.rules, LaunchedScript), key=lambda rule: rule.code))
+    fake = dataclasses.replace(real, rules=rules, packages=packages)
+    monkeypatch.setattr(registry, "load", lambda: fake)
 
 
 @pytest.fixture

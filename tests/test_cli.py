@@ -205,3 +205,31 @@ def test_installed_command_runs_in_a_subprocess(tmp_path: Path) -> None:
         [sys.executable, "-m", "migrator", "--version"], capture_output=True, text=True, check=False
     )
     assert module.returncode == 0 and "npu-migrator" in module.stdout
+
+
+def test_help_says_a_bare_word_is_a_command_and_dot_slash_a_folder() -> None:
+    result = invoke("--help")
+    assert "'migrate ./run' migrates a folder named 'run'" in " ".join(result.stdout.split())
+
+
+def test_a_folder_named_like_a_command_is_migrated_with_dot_slash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "train.py").write_text(AUTOCAST)
+    monkeypatch.chdir(tmp_path)
+    result = invoke("./run", "--dry-run")
+    assert result.exit_code == 1, result.output
+    assert '+    with torch.autocast("npu"):' in result.stdout
+    assert invoke("run", "train.py").exit_code == 2, "the bare word is the run command"
+
+
+def test_importing_the_cli_loads_no_engine_rules_or_libcst() -> None:
+    code = (
+        "import sys, migrator.cli\n"
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('libcst', 'rules', 'rich')\n"
+        "         or m.startswith(('migrator.engine.registry', 'migrator.engine.files'))]\n"
+        "print(heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

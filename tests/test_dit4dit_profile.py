@@ -26,7 +26,7 @@ from typing import Any
 import libcst as cst
 import pytest
 
-from migrator.core.model import Change, MigrationWarning, Suppression
+from migrator.core.model import Finding, Kind
 from tests.helpers import invoke
 
 HERE = Path(__file__).parent
@@ -55,9 +55,11 @@ def _migrate(source: Path, work: Path, *flags: str) -> Migrated:
 def _report_lines(report: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for item in report["files"]:
-        lines += [Change(**change).format() for change in item["changes"]]
-        lines += [MigrationWarning(**warning).format() for warning in item["warnings"]]
-        lines += [Suppression(**entry).format() for entry in item["suppressed"]]
+        lines += [Finding.from_dict(change, Kind.EDIT).format() for change in item["changes"]]
+        lines += [Finding.from_dict(warning, Kind.WARNING).format() for warning in item["warnings"]]
+        lines += [
+            Finding.from_dict(entry, Kind.SUPPRESSED).format() for entry in item["suppressed"]
+        ]
         if item["error"]:
             lines.append(f"{item['path']}: error: {item['error']}")
     return lines

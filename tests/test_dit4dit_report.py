@@ -6,19 +6,21 @@ from pathlib import Path
 
 from migrator.contract.profile import StepInput
 from migrator.contract.rule import RuleOptions
-from migrator.core.model import Change, FileResult, MigrationWarning, Status
+from migrator.core.model import FileResult, Finding, Status
 from migrator.core.target import NPU
 from target_dit4dit.migration_report import PATH, MigrationReport, render
 from tests.dit4dit_checkout import checkout
 from tests.helpers import invoke
 
-EDIT = Change("DiT4DiT/training/train.py", 5, 10, "NPU001", 'autocast "cuda" -> "npu"')
-REVIEW = Change("DiT4DiT/model/framework/DiT4DiT.py", 147, 14, "NPU001", "fp32 region", True)
-WARNING = MigrationWarning("setup.py", 3, 1, "NPU056", "CUDA extension", "port it by hand")
+EDIT = Finding.change("DiT4DiT/training/train.py", 5, 10, "NPU001", 'autocast "cuda" -> "npu"')
+REVIEW = Finding.change(
+    "DiT4DiT/model/framework/DiT4DiT.py", 147, 14, "NPU001", "fp32 region", True
+)
+WARNING = Finding.warning("setup.py", 3, 1, "NPU056", "CUDA extension", "port it by hand")
 RESULTS = (
-    FileResult("DiT4DiT/training/train.py", Status.CHANGED, changes=(EDIT,)),
-    FileResult("DiT4DiT/model/framework/DiT4DiT.py", Status.CHANGED, changes=(REVIEW,)),
-    FileResult("setup.py", Status.UNCHANGED, warnings=(WARNING,)),
+    FileResult("DiT4DiT/training/train.py", Status.CHANGED, findings=(EDIT,)),
+    FileResult("DiT4DiT/model/framework/DiT4DiT.py", Status.CHANGED, findings=(REVIEW,)),
+    FileResult("setup.py", Status.UNCHANGED, findings=(WARNING,)),
     FileResult("broken.py", Status.FAILED, error="cannot parse (line 2)"),
     FileResult("scripts/train_npu.sh", Status.CREATED),
     FileResult("requirements-npu.txt", Status.UNCHANGED),

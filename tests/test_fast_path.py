@@ -12,7 +12,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator.contract.rule import PythonRule, RuleOptions, code_positions
+from migrator.analysis.positions import code_positions
+from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import find_regions, migrate_python

@@ -1,9 +1,10 @@
 """Module-level name bindings, read with the stdlib `ast` so both engine paths share them.
 
-Rules resolve `th.autocast` to `torch.autocast` through these bindings plus the local scopes
-that `migrator.contract.rule` tracks while it walks a LibCST tree. A name counts as an import only
-when every module-level binding of it imports the same thing; an assignment in an `except`
-handler of a `try` that imports the name (the optional-import idiom) does not spoil it.
+Rules resolve `th.autocast` to `torch.autocast` through these bindings plus the local
+scopes that `migrator.analysis.scopes` tracks while a rule walks a LibCST tree. A name
+counts as an import only when every module-level binding of it imports the same thing; an
+assignment in an `except` handler of a `try` that imports the name (the optional-import
+idiom) does not spoil it.
 """
 
 from __future__ import annotations

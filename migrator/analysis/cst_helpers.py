@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -56,10 +56,6 @@ def has_star_kwargs(call: cst.Call) -> bool:
     return any(arg.star == "**" for arg in call.args)
 
 
-def replace_arg(call: cst.Call, old: cst.Arg, new: cst.Arg) -> cst.Call:
-    return call.with_changes(args=[new if arg is old else arg for arg in call.args])
-
-
 def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
     """Append `name=value`, keeping the call's own comma style and trailing comma."""
     args = list(call.args)
@@ -104,6 +100,18 @@ def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
     separator = previous_comma if isinstance(previous_comma, cst.Comma) else trailing
     args[-1] = last.with_changes(comma=separator)
     return call.with_changes(args=[*args, new.with_changes(comma=trailing)])
+
+
+def assigned_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The targets an assignment target stands for, unpacked: `a, (b, *c) = ...` gives
+    `a`, `b`, `c` (names, attributes or subscripts, as written)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from assigned_targets(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_targets(target.value)
+    else:
+        yield target
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import libcst as cst
 
-from migrator.analysis.cst_helpers import dotted_name
+from migrator.analysis.cst_helpers import assigned_targets, dotted_name
 
 Resolver = Callable[[cst.BaseExpression], str | None]
 
@@ -73,16 +73,12 @@ def mentions(node: cst.CSTNode, name: str) -> bool:
 
 
 def _target_chains(target: cst.BaseExpression) -> Iterable[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_chains(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_chains(target.value)
-    elif isinstance(target, cst.Subscript):
-        # `x[i] = ...` changes what `x` holds.
-        yield from _target_chains(target.value)
-    else:
-        chain = dotted_name(target)
+    for leaf in assigned_targets(target):
+        if isinstance(leaf, cst.Subscript):
+            # `x[i] = ...` changes what `x` holds.
+            yield from _target_chains(leaf.value)
+            continue
+        chain = dotted_name(leaf)
         if chain is not None:
             yield chain
 

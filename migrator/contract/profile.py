@@ -29,9 +29,17 @@ class StepInput:
 
 
 class Step(Protocol):
-    """An extra step: returns results for files it creates or edits (never writes)."""
+    """An extra step: returns results for files it creates or edits (never writes).
 
+    A step reports under its own code, registered like a rule's: `--explain`, `--select`,
+    `--ignore` and `--list-rules` know it, and `explain()` is its docstring.
+    """
+
+    code: str
     name: str
+    summary: str
+
+    def explain(self) -> str: ...
 
     def __call__(self, given: StepInput) -> list[FileResult]: ...
 

@@ -2,9 +2,11 @@
 
 A rule is one class in one module of `rules/` or a `target_*` package. Python rules are
 LibCST transformers (`PythonRule`); rules for shell scripts, requirements and config files
-are `TextRule`s. Each declares a stable code, a kebab-case name, a one-line summary, its
-safety, the tokens it can act on (the engine's fast path skips code without them), and
-before/after examples. Its docstring says why; `--explain` and the README print it.
+are `TextRule`s, which return their findings with fixes as data. Each declares a stable
+code, a kebab-case name, a one-line summary, its safety and fix availability, the tokens it
+can act on (the engine's fast path skips code without them), and before/after examples.
+Its docstring says why; `--explain` and the README print it. Name resolution lives in
+`migrator.analysis.scopes`, which `PythonRule` keeps in step with its walk.
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ import fnmatch
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from typing import ClassVar, TypeVar, cast
+from typing import ClassVar, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, PositionProvider
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata import CodeRange
 
-from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
-from migrator.analysis.statements import suites
-from migrator.core.model import Change, MigrationWarning, Safety, Suppression
+from migrator.analysis.bindings import EMPTY, ModuleBindings
+from migrator.analysis.scopes import PassCache, Scopes
+from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
 from migrator.formats.suppressions import Suppressions
 
@@ -62,46 +64,6 @@ class ImportRequest:
     remove: bool = False
 
 
-class PassCache:
-    """What the passes over one tree can share while the tree stays the same object."""
-
-    def __init__(self, walrus: bool = True) -> None:
-        # False when the code has no `:=`: scopes are then read off statements alone.
-        self.walrus = walrus
-        self._module: cst.Module | None = None
-        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
-        # id(node) -> (node, names): the node is kept so its id cannot be reused.
-        self.scopes: dict[int, tuple[cst.CSTNode, dict[str, Binding]]] = {}
-
-    def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-        if self._module is not module or self._positions is None:
-            self._module, self._positions = module, code_positions(module)
-        return self._positions
-
-    def bindings(
-        self, node: cst.CSTNode, compute: Callable[[], dict[str, Binding]]
-    ) -> dict[str, Binding]:
-        found = self.scopes.get(id(node))
-        if found is None or found[0] is not node:
-            found = (node, compute())
-            self.scopes[id(node)] = found
-        return found[1]
-
-
-def code_positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """What `MetadataWrapper(module).resolve(PositionProvider)` gives, for about half the
-    time: the wrapper also walks the whole tree once more for batchable providers, even when
-    none is asked for, and copies the result."""
-    provider = PositionProvider()
-    state = PositionProvidingCodegenState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        provider=provider,
-    )
-    module._codegen(state)
-    return cast(Mapping[cst.CSTNode, CodeRange], provider._computed)
-
-
 @dataclass
 class RuleContext:
     """Per-file state a rule reports into. Line numbers it records are the file's own."""
@@ -116,9 +78,11 @@ class RuleContext:
     line_map: Sequence[int] | None = None
     # What the rule's `file_facts` found in the whole file (see Rule.file_facts).
     facts: object = None
-    changes: list[Change] = field(default_factory=list)
-    warnings: list[MigrationWarning] = field(default_factory=list)
-    suppressed: list[Suppression] = field(default_factory=list)
+    # Facts about the whole project (launch entries, config devices, pins...), computed
+    # once per run before the per-file passes (see migrator.core.project).
+    project: ProjectView = EMPTY_PROJECT
+    # What the rules found, in the order they found it (the engine sorts it).
+    findings: list[Finding] = field(default_factory=list)
     imports: list[ImportRequest] = field(default_factory=list)
     # Text files: (first, last) line of the command holding each line, for suppressions.
     spans: list[tuple[int, int]] | None = None
@@ -154,8 +118,13 @@ class RuleContext:
         line = self.suppressions.covering(code, first, last)
         if line is None:
             return False
-        self.suppressed.append(Suppression(self.path, line, code))
+        self.findings.append(Finding.suppression(self.path, line, code))
         return True
+
+    @property
+    def edits(self) -> int:
+        """How many edits have been recorded (a pass that records none changed nothing)."""
+        return sum(1 for finding in self.findings if finding.kind is Kind.EDIT)
 
 
 @dataclass(frozen=True)
@@ -202,6 +171,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     safety: ClassVar[Safety] = Safety.SAFE
+    # Whether its findings come with an edit: always, sometimes (it warns where it cannot
+    # edit), or never (a report-only rule, whose `safety` then says nothing).
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
     tokens: ClassVar[tuple[str, ...]]
     # Regexes for constructs a plain token cannot pin down (`.cpu()\n.numpy()`); a rule
     # declares tokens, patterns or both, and acts only where one of them matches.
@@ -272,208 +244,12 @@ class Rule:
         return self.ctx.target
 
 
-class _Scope:
-    """A function, class, lambda or comprehension scope; its names are read lazily.
-
-    Most scopes are never asked about a name, so walking a function body to collect its
-    bindings is deferred until a rule resolves a name inside it.
-    """
-
-    __slots__ = ("_compute", "_names", "is_class")
-
-    def __init__(self, compute: Callable[[], dict[str, Binding]], is_class: bool = False) -> None:
-        self._compute = compute
-        self._names: dict[str, Binding] | None = None
-        self.is_class = is_class
-
-    @property
-    def names(self) -> dict[str, Binding]:
-        if self._names is None:
-            self._names = self._compute()
-        return self._names
-
-
-def _walk_statements(
-    statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
-    collector: _LocalBindings,
-    walrus: bool,
-) -> None:
-    """Feed a scope's binding statements to `collector` without visiting expressions.
-
-    Only statements bind names (targets are read off them directly), except `:=`, so
-    expression subtrees are entered only when the code has a walrus at all.
-    """
-    for statement in statements:
-        if isinstance(statement, cst.SimpleStatementLine):
-            _walk_statements(statement.body, collector, walrus)
-            continue
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            collector._bind(statement.name.value, None)
-            continue
-        if walrus:
-            statement.visit(collector)
-            continue
-        visit = getattr(collector, f"visit_{type(statement).__name__}", None)
-        if visit is not None:
-            visit(statement)
-        if isinstance(statement, cst.With):
-            for item in statement.items:
-                collector.visit_WithItem(item)
-        elif isinstance(statement, cst.Try):
-            for handler in statement.handlers:
-                collector.visit_ExceptHandler(handler)
-        elif isinstance(statement, cst.TryStar):
-            for star_handler in statement.handlers:
-                if star_handler.name is not None:
-                    collector._bind_target(star_handler.name.name)
-        if isinstance(statement, cst.BaseCompoundStatement):
-            for suite in suites(statement):
-                _walk_statements(suite.body, collector, walrus)
-
-
-def _function_bindings(node: cst.FunctionDef, walrus: bool = True) -> dict[str, Binding]:
-    collector = _LocalBindings()
-    _walk_statements(node.body.body, collector, walrus)
-    names = collector.collect()
-    for param in _parameter_names(node.params):
-        names[param] = None
-    return names
-
-
-def _class_bindings(node: cst.ClassDef, walrus: bool = True) -> dict[str, Binding]:
-    collector = _LocalBindings()
-    _walk_statements(node.body.body, collector, walrus)
-    return collector.collect()
-
-
-_Comprehension = cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
-
-
-def _comprehension_bindings(node: _Comprehension) -> dict[str, Binding]:
-    targets = _LocalBindings()
-    comp: cst.CompFor | None = node.for_in
-    while comp is not None:
-        targets._bind_target(comp.target)
-        comp = comp.inner_for_in
-    return targets.names
-
-
-class _LocalBindings(cst.CSTVisitor):
-    """Names one function (or class body) binds, without entering nested scopes."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, Binding] = {}
-        self.declared: set[str] = set()
-
-    def _bind(self, name: str, value: Binding) -> None:
-        if name in self.names and self.names[name] != value:
-            self.names[name] = None
-        else:
-            self.names[name] = value
-
-    def _bind_target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self._bind(target.value, None)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_target(target.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._bind(node.name.value, None)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._bind(node.name.value, None)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_CompFor(self, node: cst.CompFor) -> bool:
-        # Comprehension targets do not leak; walrus targets inside still bind here.
-        return True
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._bind_target(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind_target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind_target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._bind_target(node.asname.name)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._bind_target(node.name.name)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            dotted = _dotted(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self._bind(alias.asname.name.value, dotted)
-            else:
-                head = dotted.split(".", 1)[0]
-                self._bind(head, head)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            return
-        module = "." * len(node.relative) + (_dotted(node.module) if node.module else "")
-        for alias in node.names:
-            name = _dotted(alias.name)
-            dotted = f"{module}.{name}" if module and not module.endswith(".") else module + name
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            self._bind(local, dotted)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.declared.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.declared.update(item.name.value for item in node.names)
-
-    def collect(self) -> dict[str, Binding]:
-        return {k: v for k, v in self.names.items() if k not in self.declared}
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
-
-
-def _parameter_names(params: cst.Parameters) -> Iterator[str]:
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        yield param.name.value
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            yield star.name.value
-
-
-_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp})
-
-
 class PythonRule(Rule, cst.CSTTransformer):
     """A rule that rewrites Python code with LibCST.
 
-    Subclasses write ordinary `visit_*`/`leave_*` methods. This base tracks scopes so that
-    `qualname()` resolves aliases and sees shadowing, and offers `edit()` / `warn()` which
+    Subclasses write ordinary `visit_*`/`leave_*` methods. This base keeps `self.names`
+    (`migrator.analysis.scopes.Scopes`) in step with the walk, so that `qualname()`
+    resolves aliases and sees shadowing, and offers `edit()` / `warn()` which
     record positions, honour `# migrate: ignore` comments and keep the report exact.
 
     Rules normally see one top-level statement (or one method, wrapped in a stand-in class
@@ -485,101 +261,36 @@ class PythonRule(Rule, cst.CSTTransformer):
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
         cst.CSTTransformer.__init__(self)
-        self._scopes: list[_Scope] = []
-        self._pending: dict[int, _Scope] = {}
-        self._opened: set[int] = set()
+        # Where the walk is: which names are bound, to what (the one name resolver).
+        self.names = Scopes(ctx.bindings, ctx.shared)
 
-    # Scope tracking -------------------------------------------------------------------
+    # Name resolution (see migrator.analysis.scopes) --------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # Called for every node: exact-type dispatch, since isinstance on LibCST's abstract
-        # node classes is slow.
-        if self._pending:
-            pending = self._pending.pop(id(node), None)
-            if pending is not None:
-                self._open(node, pending)
-        kind = type(node)
-        if kind is cst.FunctionDef:
-            function = cast(cst.FunctionDef, node)
-            # Decorators and defaults run outside the function: its scope opens at the body.
-            walrus = self.ctx.shared.walrus
-            self._pending[id(function.body)] = _Scope(
-                partial(
-                    self.ctx.shared.bindings,
-                    function,
-                    partial(_function_bindings, function, walrus),
-                )
-            )
-        elif kind is cst.ClassDef:
-            klass = cast(cst.ClassDef, node)
-            walrus = self.ctx.shared.walrus
-            self._pending[id(klass.body)] = _Scope(
-                partial(self.ctx.shared.bindings, klass, partial(_class_bindings, klass, walrus)),
-                True,
-            )
-        elif kind is cst.Lambda:
-            params = cast(cst.Lambda, node).params
-            self._pending[id(cast(cst.Lambda, node).body)] = _Scope(
-                lambda: dict.fromkeys(_parameter_names(params), None)
-            )
-        elif kind in _COMPREHENSIONS:
-            comprehension = cast(_Comprehension, node)
-            self._open(node, _Scope(partial(_comprehension_bindings, comprehension)))
+        self.names.enter(node)
         return super().on_visit(node)
-
-    def _open(self, node: cst.CSTNode, scope: _Scope) -> None:
-        self._scopes.append(scope)
-        self._opened.add(id(node))
 
     def on_leave(
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
         result = super().on_leave(original_node, updated_node)
-        if self._opened and id(original_node) in self._opened:
-            self._opened.discard(id(original_node))
-            self._scopes.pop()
+        self.names.leave(original_node)
         return result
 
     def resolve_name(self, name: str) -> str | None:
         """The dotted name a plain name refers to here, or None."""
-        innermost = True
-        for scope in reversed(self._scopes):
-            if scope.is_class and not innermost:
-                continue
-            innermost = False
-            if name in scope.names:
-                return scope.names[name]
-        return self.ctx.bindings.resolve(name)
+        return self.names.resolve_name(name)
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         """`th.cuda.amp.autocast` -> "torch.cuda.amp.autocast" when `th` is `import torch`."""
-        parts: list[str] = []
-        while isinstance(node, cst.Attribute):
-            parts.append(node.attr.value)
-            node = node.value
-        if not isinstance(node, cst.Name):
-            return None
-        head = self.resolve_name(node.value)
-        if head is None:
-            return None
-        return ".".join([head, *reversed(parts)])
+        return self.names.qualname(node)
 
     def is_bound(self, name: str) -> bool:
         """Whether `name` is bound here (any kind of binding, in any visible scope)."""
-        innermost = True
-        for scope in reversed(self._scopes):
-            if scope.is_class and not innermost:
-                continue
-            innermost = False
-            if name in scope.names:
-                return True
-        return self.ctx.bindings.is_bound(name)
+        return self.names.is_bound(name)
 
     def local_name_for(self, qualified: str) -> str | None:
         """A module-level name bound to exactly `qualified` and not shadowed here."""
-        for name in self.ctx.bindings.names_for(qualified):
-            if self.resolve_name(name) == qualified:
-                return name
-        return None
+        return self.names.local_name_for(qualified)
 
     # Reporting ------------------------------------------------------------------------
     def edit(
@@ -596,7 +307,11 @@ class PythonRule(Rule, cst.CSTTransformer):
         if self.ctx.is_suppressed(self.code, first, last):
             return updated
         needs_review = self.safety is Safety.REVIEW if review is None else review
-        self.ctx.changes.append(Change(self.ctx.path, first, col, self.code, message, needs_review))
+        self.ctx.findings.append(
+            Finding.change(
+                self.ctx.path, first, col, self.code, message, needs_review, end_line=last
+            )
+        )
         return replacement
 
     def record(self, original: cst.CSTNode, message: str, *, review: bool | None = None) -> bool:
@@ -611,8 +326,10 @@ class PythonRule(Rule, cst.CSTTransformer):
         first, col, last = self.ctx.span(node)
         if self.ctx.is_suppressed(self.code, first, last):
             return
-        self.ctx.warnings.append(
-            MigrationWarning(self.ctx.path, first, col, self.code, message, suggestion)
+        self.ctx.findings.append(
+            Finding.warning(
+                self.ctx.path, first, col, self.code, message, suggestion, end_line=last
+            )
         )
 
     def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
@@ -628,7 +345,9 @@ class TextRule(Rule):
     """A rule for non-Python files (shell scripts, requirements, configs).
 
     `patterns` are globs matched against the file name and against the relative path.
-    `apply` returns the new text; it must keep every byte it does not mean to edit.
+    `check` returns what the rule found; its fixes are data: an edit finding (`change`)
+    carries `TextEdit`s, offsets into the text it was given, and the engine applies them
+    unless a `# migrate: ignore` comment covers the finding or its edits overlap another's.
     """
 
     patterns: ClassVar[tuple[str, ...]]
@@ -641,38 +360,27 @@ class TextRule(Rule):
             for pattern in cls.patterns
         ) and cls.applies_to(path)
 
-    def apply(self, text: str) -> str:
+    def check(self, text: str) -> list[Finding]:
         raise NotImplementedError
 
-    def change_at(
-        self, line: int, col: int, message: str, *, review: bool | None = None, last: int = 0
-    ) -> bool:
-        """Record an edit at a 1-based line/column; False if a suppression forbids it.
+    def change(
+        self, line: int, col: int, message: str, *edits: TextEdit, review: bool | None = None,
+        last: int = 0,
+    ) -> Finding:  # fmt: skip
+        """An edit at a 1-based line/column made by `edits`.
 
         `last` is the final line of a multi-line construct the rule knows better than the
-        engine's continued-command spans.
+        engine's continued-command spans (a suppression comment there covers the finding).
         """
-        if self._suppressed(line, last):
-            return False
         needs_review = self.safety is Safety.REVIEW if review is None else review
-        self.ctx.changes.append(Change(self.ctx.path, line, col, self.code, message, needs_review))
-        return True
-
-    def warn_at(
-        self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
-    ) -> None:
-        if self._suppressed(line, last):
-            return
-        self.ctx.warnings.append(
-            MigrationWarning(self.ctx.path, line, col, self.code, message, suggestion)
+        fix = Fix(edits, Safety.REVIEW if needs_review else Safety.SAFE)
+        return Finding.change(
+            self.ctx.path, line, col, self.code, message, needs_review, end_line=last, fix=fix
         )
 
-    def _suppressed(self, line: int, last: int = 0) -> bool:
-        """A comment on the line, or on the first or last line of its continued command."""
-        if self.ctx.is_suppressed(self.code, line, max(line, last)):
-            return True
-        spans = self.ctx.spans
-        if spans is None or not 1 <= line <= len(spans):
-            return False
-        first, last = spans[line - 1]
-        return (first, last) != (line, line) and self.ctx.is_suppressed(self.code, first, last)
+    def warning(
+        self, line: int, col: int, message: str, suggestion: str = "", *, last: int = 0
+    ) -> Finding:
+        return Finding.warning(
+            self.ctx.path, line, col, self.code, message, suggestion, end_line=last
+        )

@@ -41,6 +41,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
@@ -113,6 +114,8 @@ def _is_availability_test(test: cst.BaseExpression) -> bool:
 
 class UnsupportedConstruct(PythonRule):
     """Reports imports, calls and decorators of a CUDA-only API; see the module docstring."""
+
+    fix_availability = FixAvailability.NEVER
 
     modules: ClassVar[tuple[str, ...]] = ()
     uses: ClassVar[tuple[str, ...]] = ()

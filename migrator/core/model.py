@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 def _where(path: str, cell: int | None) -> str:
@@ -17,54 +19,183 @@ class Safety(enum.Enum):
     REVIEW = "needs review"
 
 
-@dataclass(frozen=True, order=True)
-class Change:
-    """One edit a rule made: where, which rule, and what a reviewer should know."""
+class FixAvailability(enum.Enum):
+    """Whether a rule's findings come with an edit (ruff's fix availability)."""
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
+
+
+class Kind(enum.Enum):
+    """What a finding is: an edit made, a problem left to the user, or a site skipped."""
+
+    EDIT = "edit"
+    WARNING = "warning"
+    # A site skipped because of a `# migrate: ignore` comment (or such a comment unused).
+    SUPPRESSED = "suppressed"
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding is: 1-based line and column, the last line of the construct (for
+    suppressions on a continued command), and for notebooks the 1-based cell, counting
+    every cell (`line` is then the cell's line). `col` 0: the finding names a line."""
 
     path: str
     line: int
-    col: int
-    code: str
-    message: str
-    review: bool = False
-    # Notebooks: the 1-based cell (counting every cell); `line` is then the cell's line.
+    col: int = 0
+    # Not compared: two reports of one site are one site, however far each reaches.
+    end_line: int = field(default=0, compare=False)
     cell: int | None = None
 
+    @property
+    def last_line(self) -> int:
+        return max(self.line, self.end_line)
+
+
+@dataclass(frozen=True, order=True)
+class TextEdit:
+    """Replace text[start:end] (offsets into the text the rule read) with `new_text`."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The edits one finding makes, applied together or not at all."""
+
+    edits: tuple[TextEdit, ...]
+    applicability: Safety = Safety.SAFE
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a rule found: an edit (with its `fix` when it is a text edit), a warning
+    with what to do about it, or a suppressed site. The one type the reports read."""
+
+    code: str
+    message: str
+    location: Location
+    kind: Kind = Kind.EDIT
+    review: bool = False
+    suggestion: str = ""
+    fix: Fix | None = None
+
+    @classmethod
+    def change(
+        cls, path: str, line: int, col: int, code: str, message: str, review: bool = False,
+        *, end_line: int = 0, fix: Fix | None = None,
+    ) -> Finding:  # fmt: skip
+        return cls(code, message, Location(path, line, col, end_line), Kind.EDIT, review, fix=fix)
+
+    @classmethod
+    def warning(
+        cls, path: str, line: int, col: int, code: str, message: str, suggestion: str = "",
+        *, end_line: int = 0,
+    ) -> Finding:  # fmt: skip
+        return cls(
+            code, message, Location(path, line, col, end_line), Kind.WARNING, suggestion=suggestion
+        )
+
+    @classmethod
+    def suppression(cls, path: str, line: int, code: str) -> Finding:
+        return cls(code, "", Location(path, line), Kind.SUPPRESSED)
+
+    @property
+    def path(self) -> str:
+        return self.location.path
+
+    @property
+    def line(self) -> int:
+        return self.location.line
+
+    @property
+    def col(self) -> int:
+        return self.location.col
+
+    @property
+    def cell(self) -> int | None:
+        return self.location.cell
+
+    def in_cell(self, cell: int) -> Finding:
+        return replace(self, location=replace(self.location, cell=cell))
+
+    def sort_key(self) -> tuple[str, int, int, str, str, bool, str, int]:
+        return (
+            self.path, self.line, self.col, self.code, self.message, self.review,
+            self.suggestion, self.cell or 0,
+        )  # fmt: skip
+
+    def as_dict(self) -> dict[str, object]:
+        """The report's JSON object for this finding (its fields depend on the kind)."""
+        found: dict[str, object] = {"path": self.path, "line": self.line}
+        if self.kind is not Kind.SUPPRESSED:
+            found["col"] = self.col
+        found["code"] = self.code
+        if self.kind is Kind.EDIT:
+            found.update(message=self.message, review=self.review)
+        elif self.kind is Kind.WARNING:
+            found.update(message=self.message, suggestion=self.suggestion)
+        found["cell"] = self.cell
+        return found
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], kind: Kind) -> Finding:
+        """The finding `as_dict` wrote (a report read back)."""
+        where = Location(data["path"], data["line"], data.get("col", 0), cell=data["cell"])
+        return cls(
+            data["code"], data.get("message", ""), where, kind, data.get("review", False),
+            data.get("suggestion", ""),
+        )  # fmt: skip
+
     def format(self) -> str:
-        mark = " [needs review]" if self.review else ""
         where = _where(self.path, self.cell)
+        if self.kind is Kind.SUPPRESSED:
+            return f"{where}:{self.line}: {self.code} suppressed"
+        if self.kind is Kind.WARNING:
+            tail = f" ({self.suggestion})" if self.suggestion else ""
+            return f"{where}:{self.line}:{self.col}: {self.code} warning: {self.message}{tail}"
+        mark = " [needs review]" if self.review else ""
         return f"{where}:{self.line}:{self.col}: {self.code}{mark} {self.message}"
 
 
-@dataclass(frozen=True, order=True)
-class MigrationWarning:
-    """Something a rule found but cannot fix mechanically, with what to do about it."""
+def settled(
+    findings: Iterable[Finding],
+    key: Callable[[Finding], tuple[str | int | bool, ...]] = Finding.sort_key,
+) -> tuple[Finding, ...]:
+    """A file's findings as the reports list them: sorted, a site suppressed twice once
+    (equal edits and warnings are each reported)."""
+    seen: set[Finding] = set()
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.kind is Kind.SUPPRESSED:
+            if finding in seen:
+                continue
+            seen.add(finding)
+        kept.append(finding)
+    return tuple(sorted(kept, key=key))
 
-    path: str
-    line: int
-    col: int
-    code: str
-    message: str
-    suggestion: str = ""
-    cell: int | None = None
 
-    def format(self) -> str:
-        tail = f" ({self.suggestion})" if self.suggestion else ""
-        where = _where(self.path, self.cell)
-        return f"{where}:{self.line}:{self.col}: {self.code} warning: {self.message}{tail}"
+@dataclass
+class Outcome:
+    """What the rules made of one text: a file's, or a notebook cell's."""
 
+    text: str
+    findings: Sequence[Finding] = ()
+    unused_suppressions: Sequence[Finding] = ()
+    todos_added: int = 0
+    todos_removed: int = 0
 
-@dataclass(frozen=True, order=True)
-class Suppression:
-    """A site a rule would have acted on, skipped because of a `# migrate: ignore` comment."""
+    @property
+    def changes(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.kind is Kind.EDIT]
 
-    path: str
-    line: int
-    code: str
-    cell: int | None = None
-
-    def format(self) -> str:
-        return f"{_where(self.path, self.cell)}:{self.line}: {self.code} suppressed"
+    @property
+    def warnings(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.kind is Kind.WARNING]
 
 
 class Status(enum.Enum):
@@ -82,10 +213,10 @@ class FileResult:
     status: Status
     old_data: bytes | None = None
     new_data: bytes | None = None
-    changes: tuple[Change, ...] = ()
-    warnings: tuple[MigrationWarning, ...] = ()
-    suppressed: tuple[Suppression, ...] = ()
-    unused_suppressions: tuple[Suppression, ...] = ()
+    # Every finding, as `settled` orders them; `changes`/`warnings`/`suppressed` read them.
+    findings: tuple[Finding, ...] = ()
+    # `# migrate: ignore` comments nothing needed (kind SUPPRESSED, the comment's codes).
+    unused_suppressions: tuple[Finding, ...] = ()
     error: str | None = None
     # What a reader should know that is no edit or warning (a notebook cell left alone...).
     notes: tuple[str, ...] = ()
@@ -95,6 +226,21 @@ class FileResult:
     from_cache: bool = False
     # sha256 of the bytes the rules read, for the cache.
     digest: str | None = None
+
+    @property
+    def changes(self) -> tuple[Finding, ...]:
+        return self._of(Kind.EDIT)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return self._of(Kind.WARNING)
+
+    @property
+    def suppressed(self) -> tuple[Finding, ...]:
+        return self._of(Kind.SUPPRESSED)
+
+    def _of(self, kind: Kind) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.kind is kind)
 
 
 @dataclass(frozen=True)

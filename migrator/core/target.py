@@ -47,7 +47,6 @@ class Target:
     patcher_name: str
     runtime_requirement: str
     device_apis: frozenset[str]
-    amp_dtypes: tuple[str, ...]
     env: Mapping[str, EnvMapping] = field(default_factory=lambda: _frozen({}))
     env_prefix: tuple[str, str] | None = None
     tf32_flags: Mapping[str, str] = field(default_factory=dict)
@@ -92,7 +91,6 @@ NPU = Target(
     patcher_name="default_patcher_builder",
     runtime_requirement="torch-npu",
     device_apis=_TORCH_NPU_DEVICE_APIS,
-    amp_dtypes=("float16", "bfloat16"),
     env=_frozen(
         {
             m.source: m

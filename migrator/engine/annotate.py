@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from migrator.core.model import MigrationWarning
+from migrator.core.model import Finding
 from migrator.formats.sources import newline_of, split_lines
 from migrator.formats.textlines import Style, command_spans
 
@@ -38,7 +38,7 @@ class Annotated:
     removed: int = 0
 
 
-def action(warning: MigrationWarning) -> str:
+def action(warning: Finding) -> str:
     """The one-line text of a TODO: what to do, else what is wrong."""
     return " ".join((warning.suggestion or warning.message).split())
 
@@ -140,7 +140,7 @@ def _text_anchors(text: str, style: Style) -> Callable[[int], int]:
 
 
 def annotate(
-    text: str, style: Style, warnings_for: Callable[[str], Sequence[MigrationWarning]]
+    text: str, style: Style, warnings_for: Callable[[str], Sequence[Finding]]
 ) -> Annotated:
     """`text` with exactly one TODO per warning and statement, and no stale ones.
 

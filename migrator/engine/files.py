@@ -14,13 +14,14 @@ from pathlib import Path
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, TextRule
-from migrator.core.model import FileResult, MigrationWarning, Status
+from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
-from migrator.engine.python import PythonOutcome, migrate_python
+from migrator.engine.fixes import apply_fixes
+from migrator.engine.python import migrate_python
 from migrator.engine.settings import Settings
 from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from migrator.formats.notebook import CellOutcome, migrate_notebook
+from migrator.formats.notebook import migrate_notebook
 from migrator.formats.sources import SourceError, decode_python, decode_text
 from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
 from migrator.formats.textlines import command_spans, style_for
@@ -76,25 +77,23 @@ class _Prepared:
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
         inherited: ModuleBindings = EMPTY,
-    ) -> CellOutcome:  # fmt: skip
+    ) -> Outcome:  # fmt: skip
         """Rules, then (with --annotate) TODO comments placed on the migrated text."""
         settings = self.settings
 
-        def run(source: str) -> PythonOutcome:
+        def run(source: str) -> Outcome:
             return migrate_python(
                 source, rel, rules, settings.target, options, full=settings.full,
-                inherited=inherited,
+                inherited=inherited, project=settings.project,
             )  # fmt: skip
 
         outcome = run(text)
-        found = CellOutcome(
-            outcome.text, outcome.changes, outcome.warnings, outcome.suppressed,
-            outcome.unused_suppressions,
-        )  # fmt: skip
-        if self.settings.annotate and (outcome.warnings or TODO_MARK in outcome.text):
+        found = Outcome(outcome.text, outcome.findings, outcome.unused_suppressions)
+        warnings = _warnings(outcome.findings)
+        if self.settings.annotate and (warnings or TODO_MARK in outcome.text):
 
-            def warnings_for(source: str) -> list[MigrationWarning]:
-                return outcome.warnings if source == text else run(source).warnings
+            def warnings_for(source: str) -> list[Finding]:
+                return warnings if source == text else _warnings(run(source).findings)
 
             annotated = annotate(outcome.text, "python", warnings_for)
             found.text = annotated.text
@@ -114,7 +113,7 @@ class _Prepared:
         if not self.settings.full and not any(marker in text for marker in markers):
             return FileResult(rel, Status.UNCHANGED)
 
-        def run_cell(cell: str, inherited: ModuleBindings) -> CellOutcome:
+        def run_cell(cell: str, inherited: ModuleBindings) -> Outcome:
             return self._run_python(rel, cell, self.cell_rules, self.cell_options, inherited)
 
         return migrate_notebook(rel, data, run_cell)
@@ -126,6 +125,7 @@ class _Prepared:
             target=self.settings.target,
             options=self.settings.options,
             suppressions=suppressions,
+            project=self.settings.project,
         )
         if suppressions.skips_file():
             suppressions.skip_file()
@@ -134,29 +134,26 @@ class _Prepared:
         for rule_class in self.text_rules:
             if rule_class.handles(rel) and (self.settings.full or rule_class.may_act_on(text)):
                 ctx.spans = command_spans(text, style) if suppressions.lines else None
-                text = rule_class(ctx).apply(text)
+                text = apply_fixes(text, rule_class(ctx).check(text), ctx)
         return text, ctx, suppressions
 
     def _text(self, rel: str, data: bytes) -> FileResult:
         decoded = decode_text(data)
         text, ctx, suppressions = self._run_text(rel, decoded.text)
-        found = CellOutcome(
-            text, ctx.changes, ctx.warnings, ctx.suppressed, suppressions.unused(rel)
-        )
+        found = Outcome(text, ctx.findings, suppressions.unused(rel))
+        warnings = _warnings(ctx.findings)
         style = style_for(rel, decoded.text)
         if (
             self.settings.annotate
             and style in ("shell", "requirements")
-            and (ctx.warnings or TODO_MARK in text)
+            and (warnings or TODO_MARK in text)
         ):
             assert style is not None
 
-            def warnings_for(source: str) -> list[MigrationWarning]:
-                return (
-                    ctx.warnings
-                    if source == decoded.text
-                    else self._run_text(rel, source)[1].warnings
-                )
+            def warnings_for(source: str) -> list[Finding]:
+                if source == decoded.text:
+                    return warnings
+                return _warnings(self._run_text(rel, source)[1].findings)
 
             annotated = annotate(text, style, warnings_for)
             found.text = annotated.text
@@ -164,20 +161,22 @@ class _Prepared:
         return _result(rel, data, decoded.encode(found.text), found)
 
 
-def _result(rel: str, old: bytes, new: bytes, found: CellOutcome) -> FileResult:
+def _result(rel: str, old: bytes, new: bytes, found: Outcome) -> FileResult:
     changed = new != old
     return FileResult(
         rel,
         Status.CHANGED if changed else Status.UNCHANGED,
         old if changed else None,
         new if changed else None,
-        tuple(sorted(found.changes)),
-        tuple(sorted(found.warnings)),
-        tuple(sorted(set(found.suppressed))),
+        settled(found.findings),
         tuple(found.unused_suppressions),
         todos_added=found.todos_added,
         todos_removed=found.todos_removed,
     )
+
+
+def _warnings(findings: Sequence[Finding]) -> list[Finding]:
+    return sorted((f for f in findings if f.kind is Kind.WARNING), key=Finding.sort_key)
 
 
 _WORKER: _Prepared | None = None

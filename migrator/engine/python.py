@@ -27,7 +27,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -35,21 +35,14 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.analysis.ast_lines import first_line, hot_lines, last_line
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.contract.rule import ImportRequest, PassCache, PythonRule, RuleContext, RuleOptions
-from migrator.core.model import Change, MigrationWarning, Suppression
+from migrator.analysis.scopes import PassCache
+from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
+from migrator.core.model import Finding, Outcome, settled
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.core.target import Target
 from migrator.formats.sources import SourceError, split_lines
 from migrator.formats.suppressions import MARKER, Suppressions, python_suppressions
-
-
-@dataclass
-class PythonOutcome:
-    text: str
-    changes: list[Change] = field(default_factory=list)
-    warnings: list[MigrationWarning] = field(default_factory=list)
-    suppressed: list[Suppression] = field(default_factory=list)
-    unused_suppressions: list[Suppression] = field(default_factory=list)
-    parsed: bool = False
 
 
 @dataclass(frozen=True)
@@ -231,16 +224,17 @@ class _Run:
     def __init__(
         self, path: str, target: Target, options: RuleOptions, bindings: ModuleBindings,
         suppressions: Suppressions, facts: Mapping[str, object] | None = None,
+        project: ProjectView = EMPTY_PROJECT,
     ) -> None:  # fmt: skip
         self.path = path
+        self.project = project
         self.facts = facts or {}
         self.target = target
         self.options = options
         self.bindings = bindings
         self.suppressions = suppressions
-        self.changes: list[Change] = []
-        self.warnings: list[MigrationWarning] = []
-        self.suppressed: list[Suppression] = []
+        self.findings: list[Finding] = []
+        self.edits = 0
         self.imports: list[ImportRequest] = []
 
     def transform(
@@ -264,11 +258,13 @@ class _Run:
                 line_offset=line_offset,
                 line_map=line_map,
                 facts=self.facts.get(rule_class.code),
+                project=self.project,
                 shared=shared,
             )
             ctx.begin_pass(module)
             new_module = module.visit(rule_class(ctx))
-            if ctx.changes:
+            edits = ctx.edits
+            if edits:
                 # Keep reporting original line numbers after a pass that added lines.
                 code = module.code if code is None else code
                 new_code = new_module.code
@@ -278,9 +274,8 @@ class _Run:
                 module = new_module
             # A pass that reported no edit made none (rules edit only through edit() and
             # record()): the next rule gets the same tree, and its cached positions.
-            self.changes.extend(ctx.changes)
-            self.warnings.extend(ctx.warnings)
-            self.suppressed.extend(ctx.suppressed)
+            self.findings.extend(ctx.findings)
+            self.edits += edits
             self.imports.extend(ctx.imports)
         return module
 
@@ -329,10 +324,12 @@ def migrate_python(
     *,
     full: bool = False,
     inherited: ModuleBindings = EMPTY,
-) -> PythonOutcome:
+    project: ProjectView = EMPTY_PROJECT,
+) -> Outcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
-    `inherited` holds names bound before this text runs (earlier notebook cells).
+    `inherited` holds names bound before this text runs (earlier notebook cells); `project`
+    is the run's project view, which rules read as `ctx.project`.
     """
     rules = [rule for rule in rules if rule.applies_to(path)]
     if not full:
@@ -355,7 +352,7 @@ def migrate_python(
             or rule.may_act_on_module(tree, text, path, options)
         ]
     suppressions = python_suppressions(text)
-    outcome = PythonOutcome(text, parsed=True)
+    outcome = Outcome(text)
     if suppressions.skips_file():
         suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
@@ -363,19 +360,17 @@ def migrate_python(
     bindings = chain(inherited, module_bindings(tree))
     # What a rule learns from the whole file's ast, the same for a region as for the module.
     facts = {rule.code: rule.file_facts(tree) for rule in rules}
-    run = _Run(path, target, options, bindings, suppressions, facts)
+    run = _Run(path, target, options, bindings, suppressions, facts, project)
     if full or any(rule.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
     else:
         new_text = _by_region(text, tree, rules, run)
         if run.imports:
-            run = _Run(path, target, options, bindings, suppressions, facts)
+            run = _Run(path, target, options, bindings, suppressions, facts, project)
             suppressions.used.clear()
             new_text = _whole(text, rules, run)
     outcome.text = new_text
-    outcome.changes = sorted(run.changes)
-    outcome.warnings = sorted(run.warnings)
-    outcome.suppressed = sorted(set(run.suppressed))
+    outcome.findings = settled(run.findings)
     outcome.unused_suppressions = suppressions.unused(path)
     return outcome
 
@@ -388,10 +383,10 @@ def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, tex
     return bool(aliases) and compile_parts(aliases).search(text) is not None
 
 
-def _untouched(text: str, path: str) -> PythonOutcome:
+def _untouched(text: str, path: str) -> Outcome:
     """No rule can act here; its suppressions are still reported as unused, as the full
     path reports them (reading comments needs only the tokenizer, not a parse)."""
-    outcome = PythonOutcome(text)
+    outcome = Outcome(text)
     if MARKER in text:
         suppressions = python_suppressions(text)
         if suppressions.skips_file():
@@ -431,9 +426,9 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
         header = region.header
         offset = region.first - 1 - header.count("\n")
         module = parse_cst(header + body, offset)
-        edits_before = len(run.changes)
+        edits_before = run.edits
         transformed = run.transform(module, active, offset, ":=" in body, header + body)
-        if len(run.changes) == edits_before:
+        if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.
             continue

@@ -1,29 +1,43 @@
-"""Finding rules and profiles: modules of `rules/` and of every top-level `target_*` package.
+"""Finding rules and profiles: modules of `rules/` and of the `npu_migrator.targets` packages.
 
-Adding a rule is adding a module; nothing else is edited by hand.
+Adding a rule is adding a module; nothing else is edited by hand. A profile package is found
+only through its `npu_migrator.targets` entry point, never by scanning `sys.path`: a project's
+own `target_*` folder on the path is the user's code, and migrating never imports it.
+
+The tool's own top-level packages (`rules`, `target_dit4dit`) have generic names that a
+project folder on `PYTHONPATH` (or the current folder) can shadow. Before importing one, its
+spec is looked up without executing anything and must lie inside the tool's installation;
+otherwise the run stops with `ShadowedError`.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import inspect
 import pkgutil
-from collections.abc import Sequence
-from dataclasses import dataclass
-from importlib.metadata import entry_points
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from types import ModuleType
 
-from migrator.contract.profile import GENERIC, Profile
+import migrator
+from migrator.contract.profile import GENERIC, Profile, Step
 from migrator.contract.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
 
 GENERIC_PACKAGE = "rules"
 ENTRY_POINT_GROUP = "npu_migrator.targets"
-TARGET_PREFIX = "target_"
+DISTRIBUTION = "npu-migrator"
 
 
 class RegistryError(Exception):
     """A rule package breaks the contract (duplicate code, malformed name...)."""
+
+
+class ShadowedError(RegistryError):
+    """One of the tool's own packages would be imported from somewhere else (user code)."""
 
 
 @dataclass(frozen=True)
@@ -33,9 +47,21 @@ class Registry:
     packages: dict[type[Rule], str]
     # Extra `migrate` sub-commands a target package offers (e.g. `migrate smoke`).
     commands: tuple[object, ...] = ()
+    # The profiles' steps, by code: registered items like rules (`--explain`, `--select`).
+    steps: Mapping[str, Step] = field(default_factory=dict)
+    # Retired code -> the code that replaced it (see the code policy in `rules/__init__.py`).
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def by_code(self, code: str) -> type[Rule] | None:
         return next((rule for rule in self.rules if rule.code == code.upper()), None)
+
+    def step(self, code: str) -> Step | None:
+        return self.steps.get(code.upper())
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Every code a report can show: the rules' and the steps'."""
+        return tuple(sorted([*(rule.code for rule in self.rules), *self.steps]))
 
     def profile(self, name: str) -> Profile | None:
         return next((profile for profile in self.profiles if profile.name == name), None)
@@ -50,19 +76,39 @@ class Registry:
         return sorted(chosen, key=lambda rule: (rule.priority, rule.code))
 
 
-def _target_packages() -> list[str]:
-    """`target_*` packages: declared as entry points, or found on sys.path.
+def _target_entries() -> list[EntryPoint]:
+    """The profile packages installed distributions declare, by package name."""
+    found = {entry.value: entry for entry in entry_points(group=ENTRY_POINT_GROUP)}
+    return [found[name] for name in sorted(found)]
 
-    Entry points work in every install mode (an editable install hides its packages from
-    a sys.path scan); the scan also finds a `target_*` package that is merely importable.
+
+def _is_own(entry: EntryPoint) -> bool:
+    dist = entry.dist
+    return dist is not None and dist.metadata["Name"] == DISTRIBUTION
+
+
+def installation() -> Path:
+    """The folder the tool's top-level packages (`migrator`, `rules`, ...) are installed in."""
+    return Path(migrator.__file__).resolve().parent.parent
+
+
+def check_own(name: str) -> None:
+    """Refuse to import `name` from anywhere but the tool's installation.
+
+    `find_spec` of a top-level name reads the import system's finders only; nothing of the
+    package found is executed.
     """
-    declared = {entry.value for entry in entry_points(group=ENTRY_POINT_GROUP)}
-    scanned = {
-        info.name
-        for info in pkgutil.iter_modules()
-        if info.name.startswith(TARGET_PREFIX) and info.ispkg
-    }
-    return sorted(declared | scanned)
+    spec = importlib.util.find_spec(name)
+    origin = None if spec is None else spec.origin
+    if origin is None:
+        raise ShadowedError(f"{name}: the tool's package {name!r} is not installed")
+    folder = Path(origin).resolve().parent
+    if folder.parent != installation():
+        raise ShadowedError(
+            f"{folder}: this folder shadows npu-migrator's own {name!r} package (on PYTHONPATH "
+            "or the current folder); run from another folder or without PYTHONPATH, or "
+            "install the tool apart with pipx or `uv tool install`"
+        )
 
 
 def _rule_classes(module: ModuleType) -> list[type[Rule]]:
@@ -83,7 +129,28 @@ def _modules(package: ModuleType) -> list[ModuleType]:
     ]
 
 
-def validate(rules: Sequence[type[Rule]]) -> None:
+def validate(
+    rules: Sequence[type[Rule]],
+    steps: Sequence[Step] = (),
+    aliases: Mapping[str, str] | None = None,
+) -> None:
+    rule_codes = {rule.code for rule in rules}
+    step_codes: set[str] = set()
+    for step in steps:
+        if not CODE_PATTERN.match(step.code):
+            raise RegistryError(
+                f"step {step.name}: code {step.code!r} is not three letters + 3 digits"
+            )
+        if step.code in rule_codes or step.code in step_codes:
+            raise RegistryError(f"step {step.name}: code {step.code} is also used")
+        if not step.explain():
+            raise RegistryError(f"step {step.name}: {step.code} has no docstring to explain it")
+        step_codes.add(step.code)
+    for old, new in (aliases or {}).items():
+        if old in rule_codes or old in step_codes:
+            raise RegistryError(f"alias {old} is still a live code (codes are never reused)")
+        if new not in rule_codes and new not in step_codes:
+            raise RegistryError(f"alias {old} names {new}, which is not a registered code")
     seen_codes: dict[str, type[Rule]] = {}
     seen_names: dict[str, type[Rule]] = {}
     for rule in rules:
@@ -109,7 +176,14 @@ def load() -> Registry:
     packages: dict[type[Rule], str] = {}
     profiles: list[Profile] = [GENERIC]
     commands: list[object] = []
-    for package_name in [GENERIC_PACKAGE, *_target_packages()]:
+    aliases: dict[str, str] = {}
+    check_own(GENERIC_PACKAGE)
+    names = [GENERIC_PACKAGE]
+    for entry in _target_entries():
+        if _is_own(entry):
+            check_own(entry.value)
+        names.append(entry.value)
+    for package_name in names:
         package = importlib.import_module(package_name)
         for module in _modules(package):
             for rule in _rule_classes(module):
@@ -117,6 +191,10 @@ def load() -> Registry:
         found = getattr(package, "PROFILES", ())
         profiles.extend(found)
         commands.extend(getattr(package, "COMMANDS", ()))
+        aliases.update(getattr(package, "ALIASES", {}))
     rules = tuple(sorted(packages, key=lambda rule: rule.code))
-    validate(rules)
-    return Registry(rules, tuple(profiles), packages, tuple(commands))
+    # A step object shared by two profiles is one registered item.
+    unique = list({id(step): step for profile in profiles for step in profile.steps}.values())
+    steps = {step.code: step for step in unique}
+    validate(rules, unique, aliases)
+    return Registry(rules, tuple(profiles), packages, tuple(commands), steps, aliases)

@@ -1,14 +1,21 @@
-"""Choosing rules: a profile's rules, narrowed by `--select` / `--ignore` code prefixes."""
+"""Choosing rules: a profile's rules and steps, narrowed by `--select` / `--ignore` prefixes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
-from migrator.contract.rule import Rule
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 
 class SelectionError(ValueError):
     pass
+
+
+class _Coded(Protocol):
+    @property
+    def code(self) -> str: ...
+
+
+CodedT = TypeVar("CodedT", bound=_Coded)
 
 
 def split_codes(values: Iterable[str]) -> list[str]:
@@ -16,20 +23,40 @@ def split_codes(values: Iterable[str]) -> list[str]:
     return [part.strip().upper() for value in values for part in value.split(",") if part.strip()]
 
 
+def renamed(codes: Sequence[str], aliases: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """Retired codes replaced by their successors, and one warning for each one replaced.
+
+    Only a whole retired code is mapped: a prefix stays a prefix of the live codes.
+    """
+    mapped: list[str] = []
+    notes: list[str] = []
+    for code in codes:
+        new = aliases.get(code)
+        if new is None:
+            mapped.append(code)
+        else:
+            mapped.append(new)
+            notes.append(f"{code} is now {new}; the old code still works but will not forever")
+    return mapped, notes
+
+
 def select(
-    rules: Sequence[type[Rule]],
+    items: Sequence[CodedT],
     selected: Sequence[str],
     ignored: Sequence[str],
-    known: Sequence[type[Rule]],
-) -> list[type[Rule]]:
-    """Rules whose code starts with a selected prefix (all if none) and no ignored one."""
+    known: Iterable[str],
+) -> list[CodedT]:
+    """Items whose code starts with a selected prefix (all if none) and no ignored one.
+
+    `known` is every registered code: a prefix that matches none of them is an error.
+    """
+    known = tuple(known)
     for prefix in [*selected, *ignored]:
-        if not any(rule.code.startswith(prefix) for rule in known):
+        if not any(code.startswith(prefix) for code in known):
             raise SelectionError(f"unknown rule code or prefix {prefix!r} (see --list-rules)")
-    chosen = [
-        rule
-        for rule in rules
-        if (not selected or any(rule.code.startswith(p) for p in selected))
-        and not any(rule.code.startswith(p) for p in ignored)
+    return [
+        item
+        for item in items
+        if (not selected or any(item.code.startswith(p) for p in selected))
+        and not any(item.code.startswith(p) for p in ignored)
     ]
-    return chosen

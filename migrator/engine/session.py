@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from migrator.contract.profile import GENERIC, Profile, StepInput
+from migrator.contract.profile import GENERIC, Profile, Step, StepInput
 from migrator.contract.rule import RuleOptions
 from migrator.core.model import FileResult, RunSummary, Status
 from migrator.engine import registry
 from migrator.engine.cache import CacheRef, store
 from migrator.engine.files import candidates, migrate_files
+from migrator.engine.project import build as build_project
 from migrator.engine.settings import Settings
 from migrator.engine.walk import Tree, git_toplevel, walk
 from migrator.formats.sources import write_atomic
@@ -61,6 +62,9 @@ def plan(
     cache: CacheRef | None = None,
 ) -> Plan:
     tree = walk(path, exclude, exclude_base)
+    # Facts about the whole project, once, before the per-file passes: they travel to the
+    # workers (and into the cache's run key) inside the settings.
+    settings = replace(settings, project=build_project(tree.root, tree.files))
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 
@@ -77,12 +81,18 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
         yield result
     if plan.cache is not None:
         store(plan.cache, results)
-    for step in plan.profile.steps:
+    for step in steps(plan):
         so_far = tuple(results)
         given = StepInput(plan.root, plan.tree.files, so_far, plan.settings.target, plan.options)
         for result in step(given):
             results.append(replace(result, old_data=None, new_data=None))
             yield result
+
+
+def steps(plan: Plan) -> list[Step]:
+    """The profile's steps that the selection keeps, in the profile's order."""
+    chosen = plan.settings.step_codes
+    return [step for step in plan.profile.steps if chosen is None or step.code in chosen]
 
 
 def count(plan: Plan) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from migrator.contract.rule import Rule, RuleOptions
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.core.target import Target
 
 
@@ -18,6 +20,11 @@ class Settings:
     full: bool = False
     # Leave a `# NPU-TODO(CODE): action` comment above each warning (migrator.engine.annotate).
     annotate: bool = False
+    # The profile steps (DIT090...) to run, by code; None: all of the profile's.
+    step_codes: tuple[str, ...] | None = None
+    # Facts about the whole project (migrator.engine.project), computed once per run; part
+    # of the cache's run key, since it is part of the settings.
+    project: ProjectView = EMPTY_PROJECT
 
     def rules(self) -> list[type[Rule]]:
         from migrator.engine import registry

@@ -77,6 +77,13 @@ def _ignored_by_git(path: Path) -> bool:
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    """`--exclude` as documented: fnmatch globs on the path relative to PATH (`*` also
+    matches `/`), and `dir` or `dir/` leaves out the whole folder.
+
+    Not `pathspec`'s gitignore patterns: there `*` stops at `/` (`pkg/*.py` would no longer
+    leave out `pkg/sub/x.py`) and a pattern without a slash matches at any depth (`legacy`
+    would also leave out `src/legacy`), so configured patterns would change meaning.
+    """
     return any(
         fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern.rstrip("/") + "/*")
         for pattern in patterns

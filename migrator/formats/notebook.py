@@ -21,11 +21,11 @@ import logging
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.core.model import Change, FileResult, MigrationWarning, Status, Suppression
+from migrator.core.model import FileResult, Finding, Outcome, Status, settled
 from migrator.formats.sources import SourceError, split_lines
 
 SUFFIX = ".ipynb"
@@ -37,29 +37,14 @@ _MAGIC = re.compile(
 )
 
 
-@dataclass
-class CellOutcome:
-    """What the Python pipeline made of one cell's text."""
-
-    text: str
-    changes: Sequence[Change] = ()
-    warnings: Sequence[MigrationWarning] = ()
-    suppressed: Sequence[Suppression] = ()
-    unused_suppressions: Sequence[Suppression] = ()
-    todos_added: int = 0
-    todos_removed: int = 0
-
-
 # (cell text, names bound by the cells before it) -> outcome
-RunCell = Callable[[str, ModuleBindings], CellOutcome]
+RunCell = Callable[[str, ModuleBindings], Outcome]
 
 
 @dataclass
 class _Found:
-    changes: list[Change] = field(default_factory=list)
-    warnings: list[MigrationWarning] = field(default_factory=list)
-    suppressed: list[Suppression] = field(default_factory=list)
-    unused: list[Suppression] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    unused: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     added: int = 0
     removed: int = 0
@@ -145,10 +130,8 @@ def _cell(
     if new is None:
         found.notes.append(f"cell {number} left alone: a rule rewrote an IPython line")
         return source, bound
-    found.changes += [replace(item, cell=number) for item in outcome.changes]
-    found.warnings += [replace(item, cell=number) for item in outcome.warnings]
-    found.suppressed += [replace(item, cell=number) for item in outcome.suppressed]
-    found.unused += [replace(item, cell=number) for item in outcome.unused_suppressions]
+    found.findings += [item.in_cell(number) for item in outcome.findings]
+    found.unused += [item.in_cell(number) for item in outcome.unused_suppressions]
     found.added += outcome.todos_added
     found.removed += outcome.todos_removed
     return new, bound
@@ -227,9 +210,7 @@ def migrate_notebook(rel: str, data: bytes, run_cell: RunCell) -> FileResult:
         Status.CHANGED if new_data is not None else Status.UNCHANGED,
         data if new_data is not None else None,
         new_data,
-        tuple(sorted(found.changes, key=key)),
-        tuple(sorted(found.warnings, key=key)),
-        tuple(sorted(set(found.suppressed), key=key)),
+        settled(found.findings, key=key),
         tuple(sorted(found.unused, key=key)),
         notes=tuple(found.notes),
         todos_added=found.added,
@@ -237,5 +218,5 @@ def migrate_notebook(rel: str, data: bytes, run_cell: RunCell) -> FileResult:
     )
 
 
-def _order(item: Change | MigrationWarning | Suppression) -> tuple[int, int, int, str]:
-    return (item.cell or 0, item.line, getattr(item, "col", 0), item.code)
+def _order(item: Finding) -> tuple[int, int, int, str]:
+    return (item.cell or 0, item.line, item.col, item.code)

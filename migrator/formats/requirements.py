@@ -13,6 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 _REQUIREMENT = re.compile(
     r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?P<extras>\[[^\]]*\])?\s*"
@@ -23,11 +27,19 @@ _RELEASE = re.compile(r"^\s*v?(?P<release>\d+(?:\.\d+)*)")
 
 def normalize(name: str) -> str:
     """The PEP 503 form of a project name: `Torch_NPU` -> `torch-npu`."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return str(canonicalize_name(name))
 
 
 def release(version: str) -> tuple[int, ...] | None:
-    """The release numbers of a version: `2.7.1.post2` -> (2, 7, 1); None if none."""
+    """The release numbers of a version: `2.7.1.post2` -> (2, 7, 1); None if none.
+
+    A version `packaging` cannot read (a wildcard `2.7.*`, a stray suffix) still gives
+    its leading numbers: callers compare releases, and a partial one is better than none.
+    """
+    try:
+        return Version(version).release
+    except InvalidVersion:
+        pass
     match = _RELEASE.match(version)
     if match is None:
         return None
@@ -54,15 +66,14 @@ class Entry:
     @property
     def pinned_version(self) -> str | None:
         """`2.7.1` for `==2.7.1` or `===2.7.1`; None for ranges, wildcards or nothing."""
-        clauses = [c.strip() for c in self.specifier.split(",") if c.strip()]
-        if len(clauses) != 1:
+        try:
+            clauses = list(SpecifierSet(self.specifier))
+        except InvalidSpecifier:
             return None
-        clause = clauses[0]
-        for operator in ("===", "=="):
-            if clause.startswith(operator):
-                version = clause[len(operator) :].strip()
-                return None if "*" in version or not version else version
-        return None
+        if len(clauses) != 1 or clauses[0].operator not in ("==", "==="):
+            return None
+        version = clauses[0].version
+        return None if "*" in version else version
 
 
 def parse(lines: list[str]) -> list[Entry]:

@@ -18,7 +18,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from migrator.core.model import Suppression
+from migrator.core.model import Finding
 from migrator.formats.sources import split_lines
 
 MARKER = "migrate:"
@@ -77,16 +77,16 @@ class Suppressions:
         if self.file_line is not None:
             self.used.add(self.file_line)
 
-    def unused(self, path: str) -> list[Suppression]:
+    def unused(self, path: str) -> list[Finding]:
         found = [
-            Suppression(path, line, _shown(codes))
+            Finding.suppression(path, line, _shown(codes))
             for line, codes in self.lines.items()
             if line not in self.used
         ]
         if self.file_line is not None and self.file_line not in self.used:
-            found.append(Suppression(path, self.file_line, _shown(self.file_codes)))
-        found += [Suppression(path, line, MISPLACED) for line in self.misplaced]
-        return sorted(found)
+            found.append(Finding.suppression(path, self.file_line, _shown(self.file_codes)))
+        found += [Finding.suppression(path, line, MISPLACED) for line in self.misplaced]
+        return sorted(found, key=Finding.sort_key)
 
 
 def _add(found: Suppressions, line: int, text: str, full_line: bool) -> None:

@@ -9,15 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator import __version__
-from migrator.core.model import (
-    Change,
-    FileResult,
-    MigrationWarning,
-    RunSummary,
-    SkippedPath,
-    Status,
-    Suppression,
-)
+from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
 
 
 @dataclass(frozen=True)
@@ -34,10 +26,10 @@ def _file(result: FileResult) -> dict[str, Any]:
         "path": result.path,
         "status": result.status.value,
         "error": result.error,
-        "changes": [asdict(change) for change in result.changes],
-        "warnings": [asdict(warning) for warning in result.warnings],
-        "suppressed": [asdict(item) for item in result.suppressed],
-        "unused_suppressions": [asdict(item) for item in result.unused_suppressions],
+        "changes": [change.as_dict() for change in result.changes],
+        "warnings": [warning.as_dict() for warning in result.warnings],
+        "suppressed": [item.as_dict() for item in result.suppressed],
+        "unused_suppressions": [item.as_dict() for item in result.unused_suppressions],
         "notes": list(result.notes),
         "todos_added": result.todos_added,
         "todos_removed": result.todos_removed,
@@ -77,7 +69,7 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
     return json.dumps(document, indent=2) + "\n"
 
 
-def _file_cell(item: Change | MigrationWarning | Suppression) -> str:
+def _file_cell(item: Finding) -> str:
     cell = f" cell {item.cell}" if item.cell is not None else ""
     return f"`{item.path}`{cell}"
 

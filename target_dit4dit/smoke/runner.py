@@ -57,7 +57,6 @@ class SmokeFiles:
 
     workdir: Path
     pipeline: Path
-    dataset_root: Path
     train_config: Path
     deepspeed_config: Path
     accelerate_config: Path
@@ -105,7 +104,6 @@ def prepare(
     return SmokeFiles(
         workdir=workdir,
         pipeline=pipeline,
-        dataset_root=dataset.root,
         train_config=write_yaml(
             configs / "train.yaml",
             train_config(

@@ -18,7 +18,6 @@ def _files(tmp_path: Path) -> SmokeFiles:
     return SmokeFiles(
         workdir=tmp_path,
         pipeline=tmp_path / "pipeline",
-        dataset_root=tmp_path / "data",
         train_config=tmp_path / "configs/train.yaml",
         deepspeed_config=tmp_path / "configs/ds.json",
         accelerate_config=tmp_path / "configs/acc.yaml",

@@ -1,0 +1,111 @@
+"""The project view: facts about the whole project that a rule may need beyond its own file.
+
+Computed once per run, before the per-file passes (`migrator.engine.project`), from the
+files the run walks; never by importing or running anything. It travels to worker
+processes inside the settings (so it is frozen and picklable) and is part of the cache's
+run key: a changed fact re-checks every file. Each fact says where it comes from (a file
+and a 1-based line), so a rule can give the reason in its message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A project file that one of the project's own launch commands runs.
+
+    `how` is the launcher as written (`torchrun`, `python -m`, `[project.scripts] train`).
+    """
+
+    path: str
+    source: str
+    line: int
+    how: str
+
+    @property
+    def reason(self) -> str:
+        return f"{self.source}:{self.line}: {self.how}"
+
+
+@dataclass(frozen=True)
+class Import:
+    """The first import of a package (`mmcv`, ...) found in one file."""
+
+    package: str
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A requirement on torch, torchvision, torchaudio or torch-npu.
+
+    `name` is the canonical project name (`torch-npu`), `specifier` the version specifiers
+    as `packaging` normalises them (`==2.7.1`, `<2.8,>=2.6`; empty for none).
+    """
+
+    name: str
+    specifier: str
+    marker: str
+    path: str
+    line: int
+
+    def allows(self, version: str) -> bool:
+        """Whether `version` satisfies the pin (pre-releases included)."""
+        try:
+            return SpecifierSet(self.specifier).contains(Version(version), prereleases=True)
+        except (InvalidSpecifier, InvalidVersion):
+            return False
+
+    @property
+    def pinned_version(self) -> str | None:
+        """`2.7.1` for `==2.7.1` / `===2.7.1`; None for ranges, wildcards or nothing."""
+        specs = list(SpecifierSet(self.specifier))
+        if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
+            return specs[0].version
+        return None
+
+
+@dataclass(frozen=True)
+class DeviceSetting:
+    """A config value that names a CUDA device (`device: cuda:0`, `map_location = "cuda"`).
+
+    `key` is the path of keys and list indices from the document's root.
+    """
+
+    path: str
+    key: tuple[str | int, ...]
+    line: int
+    value: str
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(str(part) for part in self.key)
+
+
+@dataclass(frozen=True)
+class ProjectView:
+    """Every fact, in a stable order (by file, then line)."""
+
+    entries: tuple[Entry, ...] = ()
+    imports: tuple[Import, ...] = ()
+    pins: tuple[Pin, ...] = ()
+    device_settings: tuple[DeviceSetting, ...] = ()
+
+    def entry(self, path: str) -> Entry | None:
+        """The first launch command that runs `path` (project-relative), if any."""
+        return next((entry for entry in self.entries if entry.path == path), None)
+
+    def imports_package(self, package: str) -> bool:
+        return any(found.package == package for found in self.imports)
+
+    def pins_of(self, name: str) -> tuple[Pin, ...]:
+        return tuple(pin for pin in self.pins if pin.name == name)
+
+
+EMPTY = ProjectView()

@@ -1,0 +1,516 @@
+"""Computing the project view (`migrator.core.project`) from the walked files.
+
+Every fact is read from file text: shell commands through the shell lexer
+(`migrator.formats.shell`), requirement lines through the requirements reader, Python
+imports through the stdlib `ast`, configs through `json_spans`, `tomllib` and ruamel.yaml.
+Nothing of the project is imported or run. A file that cannot be read or parsed gives no
+facts (the per-file passes report it).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import posixpath
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.formats import requirements, shell
+from migrator.formats.json_spans import JSONSpanError, line_col, spans
+from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
+from migrator.formats.textlines import style_for
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+# Files bigger than this are data, not launch scripts or configs.
+MAX_BYTES = 1 << 20
+MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
+PINNED = frozenset({"torch", "torchvision", "torchaudio", "torch-npu"})
+DEVICE_KEYS = re.compile(r"^(?:device|\w+_device|map_location)$")
+CUDA_DEVICE = re.compile(r"^cuda(?::\d+)?$")
+
+# A line that may import one of them; the ast then says whether it really does.
+_MM_IMPORT = re.compile(rb"(?m)^[ \t]*(?:import|from)[ \t][^\n]*\bmm(?:cv|det)")
+# Words without which a text holds no launch command: most scripts are not parsed.
+_LAUNCH_WORDS = re.compile(r"python|torchrun|accelerate|deepspeed")
+_SHELL_SUFFIXES = tuple(pattern.lstrip("*") for pattern in shell.SCRIPT_PATTERNS)
+_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
+# Commands that run the rest of their words as another command.
+_WRAPPERS = frozenset({"srun", "mpirun", "mpiexec", "nohup", "time", "env", "exec", "nice"})
+# Modules that launch a script the way torchrun does.
+_LAUNCH_MODULES = frozenset({"torch.distributed.run", "torch.distributed.launch"})
+# Python options that take a value as the next word.
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<info>[\w+-]*)")
+_SHELL_INFOS = frozenset({"sh", "bash", "shell", "console", "zsh", "shell-session"})
+_MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_README = re.compile(r"^readme(?:\.md|\.markdown)?$", re.IGNORECASE)
+_SCRIPT_REF = re.compile(r"^\s*[\w.-]+\s*=\s*(?P<module>[\w.]+)(?::[\w.]+)?")
+
+
+def build(root: Path, files: Sequence[str]) -> ProjectView:
+    """The view of the project at `root`, from the walked files (project-relative)."""
+    texts = _Texts(root)
+    finder = _Finder(files)
+    entries: list[Entry] = []
+    imports: list[Import] = []
+    pins: list[Pin] = []
+    devices: list[DeviceSetting] = []
+    for rel in files:
+        name = posixpath.basename(rel)
+        if rel.endswith(".py"):
+            imports += _mm_imports(rel, texts.raw(rel))
+        if name == "pyproject.toml":
+            text = texts.text(rel)
+            entries += _pyproject_entries(rel, text, finder)
+            pins += _pyproject_pins(rel, text)
+        elif name == "setup.py":
+            entries += _setup_py_entries(rel, texts.text(rel), finder)
+        elif name == "setup.cfg":
+            entries += _setup_cfg_entries(rel, texts.text(rel), finder)
+        if name in _MAKEFILES or name.endswith(".mk"):
+            entries += _makefile_entries(rel, texts.text(rel), finder)
+        elif _README.match(name):
+            entries += _readme_entries(rel, texts.text(rel), finder)
+        elif _is_shell(rel, texts):
+            entries += _commands(rel, texts.text(rel), 0, finder)
+        if style_for(rel) == "requirements":
+            pins += _requirement_pins(rel, texts.text(rel))
+        if name.endswith((".yaml", ".yml", ".json", ".toml")):
+            devices += _device_settings(rel, texts.text(rel))
+    return ProjectView(
+        entries=tuple(sorted(_unique(entries), key=lambda e: (e.source, e.line, e.path))),
+        imports=tuple(sorted(imports, key=lambda i: (i.path, i.line))),
+        pins=tuple(sorted(pins, key=lambda p: (p.path, p.line))),
+        device_settings=tuple(sorted(devices, key=lambda d: (d.path, d.line))),
+    )
+
+
+class _Texts:
+    """File contents, read at most once; unreadable or oversized files read as empty."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._raw: dict[str, bytes] = {}
+
+    def raw(self, rel: str) -> bytes:
+        if rel not in self._raw:
+            try:
+                with open(self.root / rel, "rb") as stream:
+                    data = stream.read(MAX_BYTES + 1)
+            except OSError:
+                data = b""
+            if len(data) > MAX_BYTES:
+                data = b""
+            self._raw[rel] = data
+        return self._raw[rel]
+
+    def text(self, rel: str) -> str:
+        try:
+            return decode_text(self.raw(rel)).text
+        except SourceError:
+            return ""
+
+
+def _is_shell(rel: str, texts: _Texts) -> bool:
+    """A shell or Slurm script by name, or an extension-less file with a shell shebang."""
+    name = posixpath.basename(rel)
+    if name.endswith(_SHELL_SUFFIXES):
+        return True
+    if "." in name or not texts.raw(rel).startswith(b"#!"):
+        return False
+    return style_for(rel, texts.text(rel)) == "shell"
+
+
+def _unique(entries: Iterable[Entry]) -> Iterator[Entry]:
+    seen: set[tuple[str, str, int]] = set()
+    for entry in entries:
+        key = (entry.path, entry.source, entry.line)
+        if key not in seen:
+            seen.add(key)
+            yield entry
+
+
+class _Finder:
+    """Project files named by a command: a path, or a dotted module."""
+
+    def __init__(self, files: Sequence[str]) -> None:
+        self.files = frozenset(files)
+        self.python = [rel for rel in files if rel.endswith(".py")]
+
+    def script(self, word: str, source: str) -> str | None:
+        """The file a script argument names: relative to the project root, then to the
+        command's own folder, then (for `$ROOT/x/train.py`) the one file ending so."""
+        path = word.removeprefix("./")
+        if "$" in path or "`" in path:
+            path = re.sub(r"^.*[}$`)][^/]*/", "", path).lstrip("/")
+            if not path or "$" in path:
+                return None
+            return self._ending(path)
+        candidates = [
+            posixpath.normpath(path),
+            posixpath.normpath(posixpath.join(posixpath.dirname(source), path)),
+        ]
+        return next((c for c in candidates if c in self.files), None)
+
+    def module(self, dotted: str) -> str | None:
+        base = dotted.replace(".", "/")
+        for suffix in (f"{base}.py", f"{base}/__main__.py", f"{base}/__init__.py"):
+            if suffix in self.files:
+                return suffix
+            found = self._ending(suffix)
+            if found is not None:
+                return found
+        return None
+
+    def _ending(self, suffix: str) -> str | None:
+        found = [rel for rel in self.python if rel == suffix or rel.endswith("/" + suffix)]
+        return found[0] if len(found) == 1 else None
+
+
+def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[Entry]:
+    """Entries named by the shell commands of `text` (its line 1 is `first_line` + 1)."""
+    found: list[Entry] = []
+    if not _LAUNCH_WORDS.search(text):
+        return found
+    script = shell.parse(text)
+    starts = shell.line_starts(text)
+    for command in script.commands:
+        _, name, args = command.parts()
+        if name is None:
+            continue
+        words = [shell.unquote(word.text) for word in (name, *args)]
+        launched = _launched(words)
+        if launched is None:
+            continue
+        how, kind, target = launched
+        path = finder.module(target) if kind == "module" else finder.script(target, source)
+        if path is not None:
+            line = shell.position(starts, name.start)[0] + first_line
+            found.append(Entry(path, source, line, how))
+    return found
+
+
+def _launched(words: Sequence[str]) -> tuple[str, str, str] | None:
+    """(launcher, "script" or "module", what it runs) for a launch command, else None."""
+    index = 0
+    while index < len(words):
+        name = posixpath.basename(words[index])
+        rest = words[index + 1 :]
+        if _PYTHON.match(name):
+            return _python(name, rest)
+        if name == "torchrun":
+            return _after_options("torchrun", rest, ("-m", "--module"))
+        if name == "accelerate" and rest[:1] == ["launch"]:
+            return _after_options("accelerate launch", rest[1:], ("-m", "--module"))
+        if name == "deepspeed":
+            return _after_options("deepspeed", rest, ("--module",))
+        if name not in _WRAPPERS and index == 0:
+            return None
+        index += 1
+    return None
+
+
+def _python(name: str, args: Sequence[str]) -> tuple[str, str, str] | None:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "-m" and index + 1 < len(args):
+            module = args[index + 1]
+            if module in _LAUNCH_MODULES:
+                return _after_options(f"{name} -m {module}", args[index + 2 :], ("-m",))
+            return f"{name} -m", "module", module
+        if arg == "-c":
+            return None
+        if arg in _PYTHON_VALUE_OPTIONS:
+            index += 2
+            continue
+        if arg.startswith("-"):
+            index += 1
+            continue
+        return (name, "script", arg) if arg.endswith(".py") else None
+    return None
+
+
+def _after_options(
+    how: str, args: Sequence[str], module_flags: tuple[str, ...]
+) -> tuple[str, str, str] | None:
+    """The first script argument after a launcher's options (their values are skipped by
+    not looking like a script), or the module after a module flag."""
+    for index, arg in enumerate(args):
+        if arg in module_flags and index + 1 < len(args):
+            return how, "module", args[index + 1]
+        if not arg.startswith("-") and arg.endswith(".py"):
+            return how, "script", arg
+    return None
+
+
+def _readme_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    """Commands in the README's shell code blocks (a `$ ` prompt is dropped)."""
+    found: list[Entry] = []
+    lines = split_lines(text)
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        fence = opening.group("fence")
+        body: list[str] = []
+        start = index + 1
+        index += 1
+        while index < len(lines) and not lines[index].lstrip().startswith(fence):
+            body.append(lines[index])
+            index += 1
+        index += 1
+        if opening.group("info").lower() in _SHELL_INFOS:
+            block = "".join(re.sub(r"^(\s*)\$ ", r"\1", line) for line in body)
+            found += _commands(source, block, start, finder)
+    return found
+
+
+def _makefile_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    """Recipe lines (tab-indented), without make's `@` / `-` prefixes."""
+    found: list[Entry] = []
+    for number, line in enumerate(split_lines(text)):
+        if line.startswith("\t"):
+            command = line[1:].lstrip("@-+ ")
+            found += _commands(source, command, number, finder)
+    return found
+
+
+def _line_of(text: str, needle: str) -> int:
+    index = text.find(needle)
+    return 1 if index < 0 else text.count("\n", 0, index) + 1
+
+
+def _toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _pyproject_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    data = _toml(text)
+    project = data.get("project", {})
+    poetry = data.get("tool", {}).get("poetry", {})
+    found: list[Entry] = []
+    for table, scripts in (
+        ("[project.scripts]", project.get("scripts", {})),
+        ("[project.gui-scripts]", project.get("gui-scripts", {})),
+        ("[tool.poetry.scripts]", poetry.get("scripts", {})),
+    ):
+        if not isinstance(scripts, dict):
+            continue
+        for name, value in scripts.items():
+            if isinstance(value, str):
+                path = finder.module(value.split(":", 1)[0].strip())
+                if path is not None:
+                    line = _line_of(text, value)
+                    found.append(Entry(path, source, line, f"{table} {name}"))
+    return found
+
+
+def _console_scripts(values: Iterable[str], source: str, text: str, finder: _Finder) -> list[Entry]:
+    found: list[Entry] = []
+    for value in values:
+        match = _SCRIPT_REF.match(value)
+        if match is None:
+            continue
+        path = finder.module(match.group("module"))
+        if path is not None:
+            name = value.split("=", 1)[0].strip()
+            found.append(
+                Entry(path, source, _line_of(text, value.strip()), f"console_scripts {name}")
+            )
+    return found
+
+
+def _setup_py_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    values: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Dict):
+            continue
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "console_scripts":
+                elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+                values += [
+                    item.value
+                    for item in elements
+                    if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                ]
+    return _console_scripts(values, source, text, finder)
+
+
+def _setup_cfg_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    raw = parser.get("options.entry_points", "console_scripts", fallback="")
+    return _console_scripts(raw.splitlines(), source, text, finder)
+
+
+def _mm_imports(rel: str, data: bytes) -> list[Import]:
+    """The first import of each of mmcv / mmdet / mmdet3d in one Python file."""
+    if (b"mmcv" not in data and b"mmdet" not in data) or not _MM_IMPORT.search(data):
+        return []
+    try:
+        tree = ast.parse(decode_python(data).text)
+    except (SourceError, SyntaxError, ValueError, RecursionError):
+        return []
+    first: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            top = name.split(".", 1)[0]
+            if top in MM_PACKAGES and node.lineno < first.get(top, sys.maxsize):
+                first[top] = node.lineno
+    return [Import(package, rel, first[package]) for package in MM_PACKAGES if package in first]
+
+
+def _pin(text: str, path: str, line: int) -> Pin | None:
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return None
+    name = canonicalize_name(requirement.name)
+    if name not in PINNED:
+        return None
+    marker = "" if requirement.marker is None else str(requirement.marker)
+    return Pin(name, str(requirement.specifier), marker, path, line)
+
+
+def _requirement_pins(rel: str, text: str) -> list[Pin]:
+    found: list[Pin] = []
+    for entry in requirements.parse(split_lines(text)):
+        if entry.name is None or entry.name not in PINNED:
+            continue
+        # The requirement with its marker, without pip's options (`--hash=...`).
+        pin = _pin(entry.requirement, rel, entry.first + 1)
+        if pin is not None:
+            found.append(pin)
+    return found
+
+
+def _pyproject_pins(rel: str, text: str) -> list[Pin]:
+    project = _toml(text).get("project", {})
+    lists = [project.get("dependencies", [])]
+    optional = project.get("optional-dependencies", {})
+    if isinstance(optional, dict):
+        lists += list(optional.values())
+    found: list[Pin] = []
+    for values in lists:
+        for value in values if isinstance(values, list) else []:
+            if isinstance(value, str):
+                pin = _pin(value, rel, _line_of(text, value))
+                if pin is not None:
+                    found.append(pin)
+    return found
+
+
+def _device_settings(rel: str, text: str) -> list[DeviceSetting]:
+    if "cuda" not in text or ("device" not in text and "map_location" not in text):
+        return []
+    if rel.endswith(".json"):
+        return _json_devices(rel, text)
+    if rel.endswith(".toml"):
+        return _toml_devices(rel, text)
+    return _yaml_devices(rel, text)
+
+
+def _is_device(key: object, value: object) -> bool:
+    return (
+        isinstance(key, str)
+        and DEVICE_KEYS.match(key) is not None
+        and isinstance(value, str)
+        and CUDA_DEVICE.match(value.strip()) is not None
+    )
+
+
+def _json_devices(rel: str, text: str) -> list[DeviceSetting]:
+    try:
+        found = spans(text)
+    except (JSONSpanError, ValueError, RecursionError):
+        return []
+    return [
+        DeviceSetting(rel, key, line_col(text, span.start)[0], span.value)
+        for key, span in found.items()
+        if key and _is_device(key[-1], span.value)
+    ]
+
+
+def _walk(
+    value: object, key: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], object]]:
+    yield key, value
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from _walk(item, (*key, str(name)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*key, index))
+
+
+def _toml_devices(rel: str, text: str) -> list[DeviceSetting]:
+    found: list[DeviceSetting] = []
+    lines = split_lines(text)
+    for key, value in _walk(_toml(text), ()):
+        if key and _is_device(key[-1], value):
+            assert isinstance(value, str)
+            pattern = re.compile(rf"^\s*[\"']?{re.escape(str(key[-1]))}[\"']?\s*=")
+            line = next((n for n, raw in enumerate(lines, 1) if pattern.match(raw)), 1)
+            found.append(DeviceSetting(rel, key, line, value))
+    return found
+
+
+def _yaml_devices(rel: str, text: str) -> list[DeviceSetting]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    found: list[DeviceSetting] = []
+    try:
+        documents = list(YAML(typ="rt").load_all(text))
+    except (YAMLError, ValueError, RecursionError):
+        return []
+    for number, document in enumerate(documents):
+        prefix: tuple[str | int, ...] = (number,) if len(documents) > 1 else ()
+        found += _yaml_walk(rel, document, prefix)
+    return found
+
+
+def _yaml_walk(rel: str, node: Any, key: tuple[str | int, ...]) -> list[DeviceSetting]:
+    found: list[DeviceSetting] = []
+    if isinstance(node, dict):
+        for name, value in node.items():
+            if _is_device(name, value):
+                line = node.lc.key(name)[0] + 1 if hasattr(node, "lc") else 1
+                found.append(DeviceSetting(rel, (*key, str(name)), line, str(value)))
+            else:
+                found += _yaml_walk(rel, value, (*key, str(name)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _yaml_walk(rel, value, (*key, index))
+    return found

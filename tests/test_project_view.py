@@ -1,0 +1,212 @@
+"""The project view: facts about the whole project, computed once per run, read by rules
+through `ctx.project`, handed to worker processes and part of the cache's run key."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.engine.project import build
+from migrator.engine.walk import walk
+from tests.helpers import invoke
+
+
+def _tree(root: Path, files: dict[str, str]) -> ProjectView:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    tree = walk(root)
+    return build(tree.root, tree.files)
+
+
+PYTHON_FILES = {
+    name: "import os\n"
+    for name in (
+        "tools/train.py", "train.py", "pkg/__init__.py", "pkg/launch.py", "ds_train.py",
+        "tools/eval.py", "dist.py", "not_an_entry.py", "demo.py", "other.py",
+        "make_entry.py", "pkg/cli.py", "pkg/tool.py", "pkg/cfg.py", "scripts/local.py",
+    )
+}  # fmt: skip
+
+RUN_SH = """\
+#!/bin/bash
+export X=1
+CUDA_VISIBLE_DEVICES=0 python -u tools/train.py --cfg a.yaml
+torchrun --nproc_per_node 8 train.py --lr 1
+accelerate launch --config_file acc.yaml -m pkg.launch
+deepspeed --num_gpus 8 ds_train.py \\
+    --deepspeed ds.json
+srun --ntasks 8 python $ROOT/tools/eval.py
+python -m torch.distributed.run --nproc_per_node=2 dist.py
+echo python not_an_entry.py
+python -c "import not_an_entry"
+# python not_an_entry.py
+python3 local.py
+"""
+
+
+def test_launch_commands_in_shell_scripts_name_entries(tmp_path: Path) -> None:
+    view = _tree(tmp_path, {**PYTHON_FILES, "scripts/run.sh": RUN_SH})
+    assert [(e.path, e.line, e.how) for e in view.entries] == [
+        ("tools/train.py", 3, "python"),
+        ("train.py", 4, "torchrun"),
+        ("pkg/launch.py", 5, "accelerate launch"),
+        ("ds_train.py", 6, "deepspeed"),
+        ("tools/eval.py", 8, "python"),
+        ("dist.py", 9, "python -m torch.distributed.run"),
+        # Not in the project root: relative to the script's own folder.
+        ("scripts/local.py", 13, "python3"),
+    ]
+    assert view.entry("train.py") == Entry("train.py", "scripts/run.sh", 4, "torchrun")
+    assert view.entry("train.py").reason == "scripts/run.sh:4: torchrun"  # type: ignore[union-attr]
+    assert view.entry("not_an_entry.py") is None
+
+
+README = """\
+# Demo
+
+```bash
+$ python demo.py --steps 2
+```
+
+```python
+python other.py
+```
+
+```
+python other.py
+```
+"""
+
+
+def test_readme_shell_blocks_name_entries_other_blocks_do_not(tmp_path: Path) -> None:
+    view = _tree(tmp_path, {**PYTHON_FILES, "README.md": README})
+    assert view.entries == (Entry("demo.py", "README.md", 4, "python"),)
+
+
+def test_makefile_and_package_scripts_name_entries(tmp_path: Path) -> None:
+    files = {
+        **PYTHON_FILES,
+        "Makefile": "train:\n\t@python make_entry.py\n\necho:\n\techo python other.py\n",
+        "pyproject.toml": '[project]\nname = "x"\n\n[project.scripts]\ncli = "pkg.cli:main"\n',
+        "setup.py": (
+            "from setuptools import setup\n\nsetup(\n"
+            "    entry_points={'console_scripts': ['tool = pkg.tool:main']},\n)\n"
+        ),
+        "setup.cfg": "[options.entry_points]\nconsole_scripts =\n    cfg = pkg.cfg:main\n",
+    }
+    view = _tree(tmp_path, files)
+    assert sorted((e.path, e.source, e.line, e.how) for e in view.entries) == [
+        ("make_entry.py", "Makefile", 2, "python"),
+        ("pkg/cfg.py", "setup.cfg", 3, "console_scripts cfg"),
+        ("pkg/cli.py", "pyproject.toml", 5, "[project.scripts] cli"),
+        ("pkg/tool.py", "setup.py", 4, "console_scripts tool"),
+    ]
+
+
+def test_mm_imports_are_found_without_importing(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "a.py": "import os\n\nimport mmcv\nfrom mmdet.apis import init\nimport mmcv.ops\n",
+            "b.py": 'NAME = "mmcv"  # a string, not an import\nfrom .mmdet3d import x\n',
+            "c/d.py": "def f():\n    import mmdet3d.core as core\n",
+            "broken.py": "import mmcv\ndef (\n",
+        },
+    )
+    assert view.imports == (
+        Import("mmcv", "a.py", 3),
+        Import("mmdet", "a.py", 4),
+        Import("mmdet3d", "c/d.py", 2),
+    )
+    assert view.imports_package("mmcv") and not view.imports_package("mmengine")
+
+
+def test_requirement_pins_of_torch_packages(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "requirements.txt": (
+                "numpy\ntorch==2.1.0\n"
+                'torchvision>=0.16,<0.17 ; platform_machine == "x86_64"\n'
+                "# torch==9\nTorch_NPU==2.1.0.post3\n"
+            ),
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = [\n  "torchaudio~=2.1",\n]\n',
+        },
+    )
+    assert view.pins == (
+        Pin("torchaudio", "~=2.1", "", "pyproject.toml", 4),
+        Pin("torch", "==2.1.0", "", "requirements.txt", 2),
+        Pin("torchvision", "<0.17,>=0.16", 'platform_machine == "x86_64"', "requirements.txt", 3),
+        Pin("torch-npu", "==2.1.0.post3", "", "requirements.txt", 5),
+    )
+    (torch,) = view.pins_of("torch")
+    assert torch.pinned_version == "2.1.0" and torch.allows("2.1.0") and not torch.allows("2.2")
+    assert view.pins_of("torchvision")[0].pinned_version is None
+    assert view.pins_of("torchaudio")[0].allows("2.4.1")
+
+
+def test_config_values_that_name_cuda_devices(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "configs/train.yaml": (
+                "train:\n  device: cuda:0\n  eval_device: cpu\n"
+                "load:\n  - path: a.pt\n    map_location: cuda\n"
+            ),
+            "configs/model.json": '{\n  "model": {\n    "init_device": "cuda:1"\n  }\n}\n',
+            "run.toml": '[run]\nname = "cuda"\ndevice = "cuda"\n',
+            "notes.yaml": "text: use cuda devices\n",
+        },
+    )
+    assert view.device_settings == (
+        DeviceSetting("configs/model.json", ("model", "init_device"), 3, "cuda:1"),
+        DeviceSetting("configs/train.yaml", ("train", "device"), 2, "cuda:0"),
+        DeviceSetting("configs/train.yaml", ("load", 0, "map_location"), 6, "cuda"),
+        DeviceSetting("run.toml", ("run", "device"), 3, "cuda"),
+    )
+    assert view.device_settings[2].dotted == "load.0.map_location"
+
+
+def test_the_view_is_frozen_and_picklable(tmp_path: Path) -> None:
+    view = _tree(tmp_path, {**PYTHON_FILES, "scripts/run.sh": RUN_SH})
+    assert pickle.loads(pickle.dumps(view)) == view
+    with pytest.raises(AttributeError):
+        view.entries = ()  # type: ignore[misc]
+
+
+@pytest.mark.usefixtures("project_rule")
+def test_rules_read_the_view_through_the_rule_context(tmp_path: Path) -> None:
+    _tree(tmp_path, {"train.py": "import torch\n", "other.py": "import torch\n",
+                     "run.sh": "torchrun --nproc_per_node 2 train.py\n"})  # fmt: skip
+    result = invoke(str(tmp_path), "--select", "TST090", "--dry-run")
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if "TST090" in line]
+    assert len(warned) == 1 and "train.py:1:1: TST090" in warned[0], result.stderr
+    assert "launched by run.sh:1: torchrun" in warned[0]
+
+
+@pytest.mark.usefixtures("project_rule")
+def test_worker_processes_get_the_view(tmp_path: Path) -> None:
+    files = {f"m{number:02}.py": "import torch\n" for number in range(24)}
+    _tree(tmp_path, {**files, "run.sh": "python m07.py\n"})
+    result = invoke(str(tmp_path), "--select", "TST090", "--dry-run", "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if "TST090" in line]
+    assert len(warned) == 1 and "m07.py:1:1: TST090" in warned[0], result.stderr
+
+
+@pytest.mark.usefixtures("project_rule")
+def test_a_changed_launch_script_rechecks_cached_files(tmp_path: Path) -> None:
+    _tree(tmp_path, {"train.py": "import torch\n", "run.sh": "python other.py\n"})
+    first = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    assert "TST090" not in first.stderr
+    again = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    assert "cache: 1 file unchanged since a clean run, skipped" in again.stderr
+    (tmp_path / "run.sh").write_text("python train.py\n")
+    changed = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    assert "launched by run.sh:1: python" in changed.stderr
