@@ -924,7 +924,7 @@ def run_command(
     """
     import subprocess
 
-    command = [sys.executable, "-m", "migrator.emulate"]
+    command = [sys.executable, "-m", "npu_emulator"]
     if devices is not None:
         command += ["--devices", str(devices)]
     if report_dir is not None:

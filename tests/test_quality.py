@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["migrator", "rules", "target_dit4dit"]
+PACKAGES = ["migrator", "rules", "target_dit4dit", "npu_emulator"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -127,10 +127,10 @@ def prepare(
 def emulated(env: Mapping[str, str], num_processes: int) -> dict[str, str]:
     """`env` made to run every training process on the emulated ``"npu"`` device.
 
-    This is the one place the NPU emulator (``migrator.emulate``) plugs in: one emulated NPU
+    This is the one place the NPU emulator (``npu_emulator``) plugs in: one emulated NPU
     per process, as a node would give accelerate.
     """
-    from migrator.emulate import emulation_env
+    from npu_emulator import emulation_env
 
     return emulation_env(env, devices=num_processes)
 

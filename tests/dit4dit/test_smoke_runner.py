@@ -53,7 +53,7 @@ def test_extra_variables_override_the_defaults(tmp_path: Path) -> None:
 def test_emulated_runs_keep_the_checkout_path_and_get_one_npu_per_process(
     tmp_path: Path,
 ) -> None:
-    from migrator.emulate import settings
+    from npu_emulator import settings
 
     base = child_env(Path("/repo"), _files(tmp_path), "emulated-npu", 2, base={"PYTHONPATH": "/x"})
     assert "DS_ACCELERATOR" not in base, "DeepSpeed must pick its NPU accelerator"

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def npu() -> ModuleType:
     """``torch.npu`` of this (now emulated) pytest process."""
-    from migrator.emulate import install
+    from npu_emulator import install
 
     install()
     import torch
@@ -35,7 +35,7 @@ def npu() -> ModuleType:
 
 def _python_env(*, emulated: bool, **emulation: object) -> dict[str, str]:
     """The environment of a child interpreter that can import this checkout."""
-    from migrator.emulate import emulation_env
+    from npu_emulator import emulation_env
 
     base = dict(os.environ)
     base["PYTHONPATH"] = os.pathsep.join(

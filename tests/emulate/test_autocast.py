@@ -7,9 +7,9 @@ from types import ModuleType
 import pytest
 import torch
 
-from migrator.emulate import autocast_ops
-from migrator.emulate._torch import aten_op
-from migrator.emulate.trace import record_ops
+from npu_emulator import autocast_ops
+from npu_emulator._torch import aten_op
+from npu_emulator.trace import record_ops
 
 
 @pytest.mark.parametrize(
@@ -98,3 +98,35 @@ def test_cuda_region_is_disabled_as_on_a_host_without_cuda(npu: ModuleType) -> N
             torch.randn(2, 3, device="npu"), torch.randn(4, 3, device="npu")
         )
     assert out.dtype == torch.float32
+
+
+# Before the fix, each of these raised "log_softmax() expected at most 3 argument(s) but
+# received 4": the float32 policy added a dtype keyword next to a positional one.
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, y: torch.nn.functional.cross_entropy(x, y),
+        lambda x, y: torch.log_softmax(x, 1, torch.float32),
+        lambda x, y: torch.nn.functional.log_softmax(x, dim=1, dtype=torch.float32),
+        lambda x, y: torch.softmax(x, -1, torch.float32),
+        lambda x, y: torch.nn.functional.softmax(x, dim=-1, dtype=torch.float32),
+    ],
+    ids=["cross_entropy", "log_softmax_positional", "log_softmax_keyword", "softmax_positional",
+         "softmax_keyword"],
+)  # fmt: skip
+def test_softmax_with_an_explicit_dtype_runs_in_a_region(npu: ModuleType, call: object) -> None:
+    x = torch.randn(4, 5, device="npu", requires_grad=True)
+    y = torch.tensor([0, 1, 2, 3], device="npu")
+    with torch.autocast("npu", dtype=torch.bfloat16):
+        out = call(x.bfloat16(), y)  # type: ignore[operator]
+    assert out.dtype == torch.float32
+    out.sum().backward()
+    assert x.grad is not None and torch.isfinite(x.grad.cpu()).all()
+
+
+def test_a_given_dtype_wins_over_the_float32_policy(npu: ModuleType) -> None:
+    x = torch.randn(4, 5, device="npu")
+    with torch.autocast("npu", dtype=torch.bfloat16):
+        assert torch.log_softmax(x, 1, torch.bfloat16).dtype == torch.bfloat16
+        assert torch.softmax(x.bfloat16(), -1).dtype == torch.float32
+        assert x.bfloat16().sum(dtype=torch.bfloat16).dtype == torch.bfloat16

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
@@ -18,7 +21,7 @@ def test_npu_is_a_torch_device(npu: ModuleType) -> None:
 
 
 def test_install_is_idempotent(npu: ModuleType) -> None:
-    from migrator.emulate import install, is_installed
+    from npu_emulator import install, is_installed
 
     install()
     install()
@@ -146,3 +149,47 @@ def test_lazy_call_runs_at_once_on_an_initialised_device(npu: ModuleType) -> Non
     calls: list[int] = []
     npu._lazy_call(lambda: calls.append(1))
     assert calls == [1]
+
+
+# Before, with npu:1 current every "npu:0" below landed on npu:1 and `mixed` ran.
+def test_an_explicit_card_index_is_honoured(
+    run_python: Callable[..., subprocess.CompletedProcess[str]],
+    python_env: Callable[..., dict[str, str]],
+) -> None:
+    done = run_python(
+        """
+        import json, torch
+        torch.npu.set_device(1)
+        a = torch.zeros(2, device="npu:0")
+        seen = {
+            "factory": str(a.device),
+            "to": str(torch.randn(2).to("npu:0").device),
+            "module": str(torch.nn.Linear(2, 2, device="npu:0").weight.device),
+            "module_to": str(torch.nn.Linear(2, 2).to("npu:0").weight.device),
+            "new": str(a.new_zeros(3, device=torch.device("npu", 0)).device),
+            "op": str((a * 2).device),
+            "current": str(torch.zeros(2, device="npu").device),
+            "current_after": torch.npu.current_device(),
+        }
+        try:
+            a + torch.ones(2, device="npu:1")
+        except RuntimeError as error:
+            seen["mixed"] = str(error)
+        print(json.dumps(seen))
+        """,
+        env=python_env(emulated=True, devices=2),
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    for key in ("factory", "to", "module", "module_to", "new", "op"):
+        assert seen[key] == "npu:0", key
+    assert (seen["current"], seen["current_after"]) == ("npu:1", 1)
+    assert seen["mixed"].startswith("Expected all tensors to be on the same device")
+
+
+def _adds_zeros(x: torch.Tensor) -> torch.Tensor:
+    return x + torch.zeros(2)
+
+
+def test_torchscript_still_compiles_the_wrapped_factories(npu: ModuleType) -> None:
+    assert torch.jit.script(_adds_zeros)(torch.ones(2)).tolist() == [1.0, 1.0]

@@ -172,3 +172,32 @@ def test_accelerate_launch_two_processes_over_hccl(tmp_path: Path, python_env: P
         assert seen["backend"] == "hccl"
         assert seen["device"] == seen["param"] == f"npu:{seen['rank']}"
         assert seen["total"] == 2.0
+
+
+# Before, the emulated hccl group reduced CPU tensors (its gloo serves "cpu" too).
+def test_a_collective_on_cpu_tensors_in_an_hccl_group_fails_as_on_a_host(
+    run_python: RunPython,
+) -> None:
+    done = run_python(
+        f"""
+        import torch, torch.distributed as dist
+        dist.init_process_group(
+            "hccl", init_method="tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1
+        )
+        on_npu = torch.ones(2, device="npu")
+        dist.all_reduce(on_npu)
+        gloo = dist.new_group(backend="gloo")
+        dist.all_reduce(torch.ones(2), group=gloo)  # a gloo group serves the CPU
+        try:
+            dist.all_reduce(torch.ones(2))
+        except RuntimeError as error:
+            print("REFUSED", error)
+        try:
+            dist.all_gather([torch.zeros(2)], torch.ones(2))
+        except RuntimeError as error:
+            print("REFUSED", error)
+        dist.destroy_process_group()
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("REFUSED No backend type associated with device type cpu") == 2

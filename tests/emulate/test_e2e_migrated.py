@@ -69,7 +69,7 @@ def test_migrated_trainer_trains_on_the_npu_in_bf16(
     reports, outputs = tmp_path / "reports", tmp_path / "outputs"
     steps = 40
     done = subprocess.run(
-        [sys.executable, "-m", "migrator.emulate", "--report", str(reports),
+        [sys.executable, "-m", "npu_emulator", "--report", str(reports),
          str(migrated / "train.py"), "--steps", str(steps), "--output-dir", str(outputs)],
         env=python_env(emulated=False), cwd=tmp_path, capture_output=True, text=True,
         timeout=300, check=False,

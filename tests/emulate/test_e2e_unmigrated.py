@@ -23,7 +23,7 @@ def test_unmigrated_trainer_fails_on_the_disabled_cuda_autocast(
     reports, outputs = tmp_path / "reports", tmp_path / "outputs"
     result = subprocess.run(
         [
-            sys.executable, "-m", "migrator.emulate", "--report", str(reports),
+            sys.executable, "-m", "npu_emulator", "--report", str(reports),
             str(TRAINER), "--steps", "3", "--output-dir", str(outputs),
         ],
         env=python_env(emulated=False),

@@ -8,7 +8,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from migrator.emulate import NotEmulatedError
+from npu_emulator import NotEmulatedError
 
 
 def test_missing_torch_npu_function_names_itself(npu: ModuleType) -> None:
@@ -50,3 +50,23 @@ def test_torch_compile_runs_eagerly_and_says_so(npu: ModuleType) -> None:
             return x * 2
 
     assert double(torch.ones(1, device="npu")).tolist() == [2.0]
+
+
+# Before, a compiled model ran eagerly and the report said nothing about it.
+def test_a_compiled_model_that_ran_is_in_the_report(npu: ModuleType) -> None:
+    from npu_emulator import compiler, report
+
+    def runs() -> int:
+        count: int = report.snapshot()["events"].get("torch_compile_ran", 0)
+        return count
+
+    model = torch.nn.Linear(2, 2).npu()
+    before = runs()
+    with pytest.warns(UserWarning, match="torch.compile is not emulated"):
+        compiled = torch.compile(model)
+    assert runs() == before, "compiling is not running"
+    compiled(torch.ones(1, 2, device="npu"))
+    snapshot = report.snapshot()
+    assert runs() == before + 1
+    assert "triton-ascend" in compiler.HOST_NOTE
+    assert compiler.HOST_NOTE in snapshot["host_notes"]

@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from migrator.emulate import NotEmulatedError
+from npu_emulator import NotEmulatedError
 
 
 @pytest.fixture
@@ -102,3 +102,83 @@ def test_libraries_can_import_the_operators(npu: ModuleType) -> None:
     namespace: dict[str, object] = {}
     exec("from torch_npu import npu_fusion_attention, npu_rms_norm", namespace)
     assert callable(namespace["npu_fusion_attention"])
+
+
+# Before these were added, `torch.npu.random` and both Adam operators raised
+# NotEmulatedError ("... is not emulated").
+def test_npu_random_saves_and_restores_the_rng_state_as_the_trainer_does(npu: ModuleType) -> None:
+    import torch.npu.random as npu_random  # the transformers Trainer's spelling
+
+    assert npu_random is torch.npu.random
+    states = torch.npu.random.get_rng_state_all()
+    first = torch.rand(4, device="npu")
+    torch.npu.random.set_rng_state_all(states)
+    assert torch.equal(torch.rand(4, device="npu").cpu(), first.cpu())
+    torch.npu.random.set_rng_state(states[0])
+    assert torch.equal(torch.rand(4, device="npu").cpu(), first.cpu())
+
+
+def _adam_case(steps: int = 3) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    generator = torch.Generator().manual_seed(0)
+    start = torch.randn(16, generator=generator)
+    grads = [torch.randn(16, generator=generator) for _ in range(steps)]
+    return start, grads
+
+
+def _torch_reference(optimizer: type[torch.optim.Optimizer], **options: float) -> torch.Tensor:
+    start, grads = _adam_case()
+    param = torch.nn.Parameter(start.clone())
+    reference = optimizer([param], **options)  # type: ignore[call-arg]
+    for grad in grads:
+        param.grad = grad.clone()
+        reference.step()
+    return param.detach()
+
+
+def test_apply_adam_w_with_deepspeeds_arguments_is_torchs_adamw(torch_npu: ModuleType) -> None:
+    lr, wd, (b1, b2), eps = 1e-2, 0.1, (0.9, 0.999), 1e-8
+    start, grads = _adam_case()
+    var, m, v = (t.to("npu") for t in (start.clone(), torch.zeros(16), torch.zeros(16)))
+    for step, grad in enumerate(grads, start=1):
+        # DeepSpeed's NPUFusedAdam.multi_tensor_adam passes beta ** (step - 1).
+        out = torch_npu.npu_apply_adam_w(
+            b1 ** (step - 1), b2 ** (step - 1), lr, wd, b1, b2, eps, grad.to("npu"),
+            None, False, False, out=(var, m, v),
+        )  # fmt: skip
+        assert out[0] is var
+    expected = _torch_reference(torch.optim.AdamW, lr=lr, weight_decay=wd, eps=eps)
+    torch.testing.assert_close(var.cpu(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_apply_adam_is_torchs_adam(torch_npu: ModuleType) -> None:
+    lr, (b1, b2), eps = 1e-2, (0.9, 0.999), 1e-8
+    start, grads = _adam_case()
+    var, m, v = (t.to("npu") for t in (start.clone(), torch.zeros(16), torch.zeros(16)))
+    for step, grad in enumerate(grads, start=1):
+        torch_npu.npu_apply_adam(
+            b1**step, b2**step, lr, b1, b2, eps, grad.to("npu"), False, False, out=(var, m, v)
+        )
+    expected = _torch_reference(torch.optim.Adam, lr=lr, eps=eps)
+    torch.testing.assert_close(var.cpu(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_deepspeeds_npu_fused_adam_trains_with_the_emulated_kernel(
+    torch_npu: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from npu_emulator.stand_ins import SHIMS
+
+    # What emulation_env() sets for child processes; DeepSpeed's NPU builders read it.
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(SHIMS / "cann"))
+    fused = pytest.importorskip("deepspeed.ops.op_builder.npu.fused_adam")
+    # Imported earlier in this process, before torch_npu was importable, the module would
+    # lack the name (it imports torch_npu in a try block); on a host it has it.
+    monkeypatch.setattr(fused, "torch_npu", torch_npu, raising=False)
+    lr, wd, (b1, b2), eps = 1e-2, 0.1, (0.9, 0.999), 1e-8
+    start, grads = _adam_case()
+    param, m, v = (t.to("npu") for t in (start.clone(), torch.zeros(16), torch.zeros(16)))
+    for step, grad in enumerate(grads, start=1):
+        fused.NPUFusedAdam.multi_tensor_adam(
+            0, None, [[grad.to("npu")], [param], [m], [v]], lr, b1, b2, eps, step, 1, 1, wd
+        )
+    expected = _torch_reference(torch.optim.AdamW, lr=lr, weight_decay=wd, eps=eps)
+    torch.testing.assert_close(param.cpu(), expected, rtol=1e-5, atol=1e-6)

@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from migrator.emulate.settings import visible_device_count
+from npu_emulator.settings import visible_device_count
 
 RunPython = Callable[..., subprocess.CompletedProcess[str]]
 PythonEnv = Callable[..., dict[str, str]]
@@ -20,7 +20,7 @@ def _emulate(
     args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "migrator.emulate", *args],
+        [sys.executable, "-m", "npu_emulator", *args],
         env=env,
         cwd=cwd,
         capture_output=True,

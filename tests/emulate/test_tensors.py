@@ -8,11 +8,12 @@ import subprocess
 import weakref
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 import torch
 
-from migrator.emulate.trace import record_ops
+from npu_emulator.trace import record_ops
 
 
 def test_factories_create_npu_tensors(npu: ModuleType) -> None:
@@ -219,3 +220,44 @@ def test_to_the_card_a_tensor_is_on_returns_it_on_every_card(
         "current card": 0,
     }
     assert seen["x"] == [0.0, 0.0, 0.0, 0.0]  # the copy on npu:0 is its own memory
+
+
+# Before the fix each view raised "Cannot set version_counter for inference tensor"
+# (ZeRO-3's forward hooks take such views of parameters under inference_mode).
+@pytest.mark.parametrize(
+    "view",
+    [lambda x: x.detach(), lambda x: x.view(20), lambda x: x.t(), lambda x: x[0],
+     lambda x: x[:, 1]],
+    ids=["detach", "view", "t", "select", "slice"],
+)  # fmt: skip
+def test_views_in_inference_mode_of_tensors_made_outside_it(npu: ModuleType, view: Any) -> None:
+    x = torch.randn(4, 5, device="npu")
+    with torch.inference_mode():
+        out = view(x)
+        fresh = x + 1
+    # As on the CPU: a view of a normal tensor stays normal, a new result is an inference one.
+    assert (out.is_inference(), fresh.is_inference()) == (False, True)
+    assert out.device == x.device
+    x.add_(1)
+    assert torch.equal(out.cpu(), view(x).cpu()), "the view shares its base's memory"
+
+
+# Before, both casts gave float64 (a CPU's answer; an NPU host has no double).
+@pytest.mark.parametrize(
+    "cast",
+    [lambda x: x.double(), lambda x: x.to(torch.float64), lambda x: x.to(dtype=torch.float64)],
+    ids=["double", "to_dtype", "to_dtype_keyword"],
+)
+def test_a_double_cast_of_an_npu_tensor_gives_float_with_the_hosts_warning(
+    npu: ModuleType, cast: Any
+) -> None:
+    from npu_emulator import dispatch
+
+    dispatch._WARNED_DOUBLE.clear()
+    x = torch.randn(3, device="npu", requires_grad=True)
+    with pytest.warns(UserWarning, match=r"Device do not support double dtype now, dtype cast"):
+        y = cast(x)
+    assert y.dtype == torch.float32 and y.device == x.device
+    y.sum().backward()
+    assert x.grad is not None and x.grad.dtype == torch.float32
+    assert x.detach().cpu().double().dtype == torch.float64, "CPU tensors keep double"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
+import pytest
 import torch
 import torch.nn.functional as F
 
-from migrator.emulate.trace import record_ops
+from npu_emulator.trace import record_ops
 
 
 def _model() -> torch.nn.Module:
@@ -99,3 +100,37 @@ def test_grad_scaler_skips_a_step_with_inf_gradients(npu: ModuleType) -> None:
     scaler.update()
     assert torch.equal(model.weight.detach().cpu(), weight)  # step skipped
     assert scaler.get_scale() == 2.0  # and the scale backed off
+
+
+def _scaled_step(scaler: torch.amp.GradScaler, optimizer_type: type, fused: bool) -> None:
+    model = torch.nn.Linear(2, 1).npu()
+    optimizer = optimizer_type(model.parameters(), lr=0.1, fused=fused)
+    scaler.scale(model(torch.ones(3, 2, device="npu")).sum()).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+# Before, torch_npu's scaler was torch's own and these passed, unlike on a host.
+@pytest.mark.parametrize(
+    ("optimizer_type", "step_name"),
+    [(torch.optim.AdamW, "Adam"), (torch.optim.Adam, "Adam"), (torch.optim.SGD, "SGD")],
+)
+def test_torch_npus_grad_scaler_fails_fused_optimizers_as_on_a_host(
+    npu: ModuleType, optimizer_type: type, step_name: str
+) -> None:
+    with pytest.raises(TypeError) as error:
+        _scaled_step(torch.npu.amp.GradScaler(), optimizer_type, fused=True)
+    assert str(error.value) == (
+        f"{step_name}.step() got an unexpected keyword argument 'grad_scaler'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("scaler", "fused"),
+    [("torch.amp", True), ("torch_npu", False)],
+)
+def test_fused_optimizers_work_with_torchs_scaler_and_torch_npus_without_fused(
+    npu: ModuleType, scaler: str, fused: bool
+) -> None:
+    chosen = torch.amp.GradScaler("npu") if scaler == "torch.amp" else torch.npu.amp.GradScaler()
+    _scaled_step(chosen, torch.optim.AdamW, fused=fused)
