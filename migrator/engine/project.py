@@ -22,6 +22,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.data.release import TargetRelease, resolve
 from migrator.formats import requirements, shell
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
 from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
@@ -56,6 +57,31 @@ _SHELL_INFOS = frozenset({"sh", "bash", "shell", "console", "zsh", "shell-sessio
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _README = re.compile(r"^readme(?:\.md|\.markdown)?$", re.IGNORECASE)
 _SCRIPT_REF = re.compile(r"^\s*[\w.-]+\s*=\s*(?P<module>[\w.]+)(?::[\w.]+)?")
+
+
+def choose_release(
+    view: ProjectView, explicit: str | None, origin: str = "--torch-npu"
+) -> TargetRelease:
+    """The torch-npu release of the run: `explicit`, else from the project's pins (the
+    first torch-npu and the first torch requirement, by file and line). Raises
+    UnknownRelease for an explicit release the data does not describe."""
+    npu = view.pins_of("torch-npu")
+    torch = view.pins_of("torch")
+    chosen = resolve(
+        explicit,
+        explicit_origin=origin,
+        project_torch_npu=f"{npu[0].name}{npu[0].specifier}" if npu else None,
+        project_torch=f"{torch[0].name}{torch[0].specifier}" if torch else None,
+    )
+    # Say where the pin that decided is written.
+    for prefix, pins in (
+        ("the project's torch-npu pin", npu),
+        ("the newest torch-npu for the project's torch pin", torch),
+    ):
+        if chosen.reason.startswith(prefix):
+            where = f"{pins[0].path}:{pins[0].line}"
+            return TargetRelease(chosen.version, f"{chosen.reason}, in {where}")
+    return chosen
 
 
 def build(root: Path, files: Sequence[str]) -> ProjectView:
