@@ -31,7 +31,7 @@ def test_the_flag_wins_and_gates_fused_adam(tmp_path: Path) -> None:
     root = _project(tmp_path / "p", requirements__txt="torch-npu==2.7.1.post11\n")
     result = invoke(str(root), "--dry-run", "--no-cache", "--torch-npu", "2.7.1.post2")
     assert "target: torch-npu 2.7.1.post2 (--torch-npu 2.7.1.post2)" in result.stderr
-    # STEP2
+    assert "fused=True" not in result.stdout
 
 
 def test_config_key_then_project_pins(tmp_path: Path) -> None:
@@ -118,3 +118,38 @@ def test_choose_release_reads_the_first_pins() -> None:
     assert chosen.version == "2.6.0"
     assert chosen.reason.endswith(", in setup/req.txt:3")
     assert choose_release(view, "2.14.0").version == "2.14.0"
+
+
+def test_fp16_scalers_from_configs_and_launch_scripts(tmp_path: Path) -> None:
+    from migrator.engine.project import build
+
+    root = tmp_path / "p"
+    (root / "configs").mkdir(parents=True)
+    (root / "configs" / "acc.yaml").write_text(
+        "compute_environment: LOCAL\nmixed_precision: fp16\n"
+    )
+    (root / "configs" / "bf16.yaml").write_text("mixed_precision: bf16\n")
+    (root / "run.sh").write_text(
+        "accelerate launch --mixed_precision=fp16 train.py\n"
+        "python train.py --fp16 False\n"
+        "torchrun train.py \\\n  --fp16 \\\n  --bf16 False\n"
+        "echo --mixed_precision bf16\n"
+    )
+    files = ["configs/acc.yaml", "configs/bf16.yaml", "run.sh"]
+    view = build(root, files)
+    assert [(f.path, f.line, f.how) for f in view.fp16_scalers] == [
+        ("configs/acc.yaml", 2, "mixed_precision: fp16"),
+        ("run.sh", 1, "--mixed_precision fp16"),
+        ("run.sh", 4, "--fp16"),
+    ]
+
+
+def test_library_fp16_keeps_fused_off_project_wide(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", train__sh="accelerate launch --mixed_precision fp16 train.py\n")
+    (root / "train.py").write_text("import torch\nopt = torch.optim.AdamW(params)\n")
+    result = invoke(str(root), "--dry-run", "--no-cache", "--select", "NPU004")
+    assert "fused=True" not in result.stdout
+    assert (
+        "fused=True not added: fp16 with a library's GradScaler "
+        "(train.sh:1: --mixed_precision fp16)" in result.stderr
+    )
