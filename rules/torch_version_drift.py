@@ -7,6 +7,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.contract.rule import Example, PythonRule
+from migrator.core.model import FixAvailability
 
 # Modules whose public names the data records completely (every top-level binding of the
 # released sources; torch_npu's custom ops from its kernel list): only names under these
@@ -45,6 +46,7 @@ class TorchVersionDrift(PythonRule):
     code = "NPU062"
     name = "torch-version-drift"
     summary = "Report torch/torch_npu names absent from the target host's releases (torch 2.7.1)."
+    fix_availability = FixAvailability.NEVER
     tokens = ("torch",)
     examples = (
         Example(
