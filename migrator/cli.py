@@ -243,6 +243,7 @@ class _Request:
     config: Config = field(default_factory=Config)
     config_error: str | None = None
     from_config: frozenset[str] = frozenset()
+    torch_npu: str | None = None
 
     @property
     def writes(self) -> bool:
@@ -279,6 +280,7 @@ _CONFIG_KEYS = {
     "exclude": ("exclude", "exclude", "--exclude"),
     "annotate": ("annotate", "annotate", "--annotate"),
     "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
+    "torch-npu": ("torch_npu", "torch_npu", "--torch-npu"),
 }
 _FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
 _META = "npu_migrator.config"
@@ -415,6 +417,14 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     help="Leave a '# NPU-TODO(CODE): action' comment above each warning (default: off).",
 )
 @click.option(
+    "--torch-npu",
+    "torch_npu",
+    default=None,
+    metavar="VERSION",
+    help="The torch-npu release to migrate for (default: from the project's torch-npu or "
+    "torch pin, else the newest 2.7.1.postN in the data).",
+)
+@click.option(
     "--stdin-filename",
     "stdin_name",
     metavar="NAME",
@@ -472,6 +482,7 @@ def migrate_command(
     exclude: tuple[str, ...],
     transfer: bool | None,
     annotate: bool | None,
+    torch_npu: str | None,
     stdin_name: str | None,
     no_cache: bool,
     jobs: int | None,
@@ -517,7 +528,7 @@ def migrate_command(
         path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
         exclude, transfer, annotate, stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
-        layered.config, layered.error, from_config,
+        layered.config, layered.error, from_config, torch_npu,
     )  # fmt: skip
     out = _Out(quiet, verbose)
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
@@ -597,9 +608,20 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
     else:
         entries = _entry_points(root, request.entries, "--entry")
     options = RuleOptions(entry_points=entries, transfer_to_npu=request.transfer is not False)
+    from migrator.core.project import EMPTY
+    from migrator.data.release import UnknownRelease, resolve
+
+    origin = request.origin("torch-npu")
+    try:
+        # Checked before the walk; the plan chooses again with the project's pins.
+        release = resolve(request.torch_npu, explicit_origin=origin)
+    except UnknownRelease as error:
+        raise _Failure(str(error)) from None
     settings = Settings(
         TARGETS[request.target_name], codes, options, full=request.full,
         annotate=bool(request.annotate), step_codes=step_codes,
+        project=replace(EMPTY, release=release), torch_npu=request.torch_npu,
+        torch_npu_origin=origin,
     )  # fmt: skip
     base = ""
     if "exclude" in request.from_config and config.folder is not None:
@@ -665,11 +687,15 @@ def _run(request: _Request, out: _Out) -> int:
             out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
     summary.skipped = len(the_plan.tree.skipped)
     try:
-        _write_report(request, the_plan.root, profile, settings, summary, the_plan.tree.skipped)
+        _write_report(
+            request, the_plan.root, profile, the_plan.settings, summary, the_plan.tree.skipped
+        )
     except OSError as error:
         out.err(f"error: could not write the report: {_os_error(error)}")
         out.err(summary.line())
         return EXIT_WRITE
+    if not out.quiet:
+        out.err(_target_line(the_plan.settings))
     out.err(summary.line())
     return _exit_code(request, summary)
 
@@ -762,6 +788,11 @@ def _describe(
         out.err(f"cache: {cache_note}")
 
 
+def _target_line(settings: Settings) -> str:
+    release = settings.project.target_release
+    return f"target: torch-npu {release.version} ({release.reason})"
+
+
 def _n_files(count: int) -> str:
     return f"{count} file" + ("" if count == 1 else "s")
 
@@ -774,7 +805,11 @@ def _write_report(
         return
     from migrator.output.report import RunInfo, write_report
 
-    info = RunInfo(str(root), request.target_name, profile.name, request.mode, settings.rule_codes)
+    release = settings.project.target_release
+    info = RunInfo(
+        str(root), request.target_name, profile.name, request.mode, settings.rule_codes,
+        release.version, release.reason,
+    )  # fmt: skip
     write_report(request.report_path, info, summary, skipped)
 
 
@@ -825,6 +860,8 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     elif request.mode != "check":
         _echo_bytes(result.new_data if result.new_data is not None else data, request)
     _write_report(request, root, resolved.profile, resolved.settings, summary, ())
+    if not out.quiet:
+        out.err(_target_line(resolved.settings))
     out.err(summary.line())
     return _exit_code(request, summary)
 

@@ -1,32 +1,67 @@
-"""Adam and AdamW optimizers built without choosing an implementation."""
+"""Adam, AdamW and SGD optimizers built without choosing an implementation."""
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from migrator import data
+from migrator.analysis.bindings import module_bindings
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
 from migrator.contract.rule import Example, PythonRule
 from migrator.core.model import Safety
 
-_ADAMS = frozenset(
-    {"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.adam.Adam", "torch.optim.adamw.AdamW"}
+# Qualified name -> the optimizer class (`data.FUSED_OPTIMIZER_KERNELS`' keys).
+_OPTIMIZERS = {
+    "torch.optim.Adam": "Adam",
+    "torch.optim.adam.Adam": "Adam",
+    "torch.optim.AdamW": "AdamW",
+    "torch.optim.adamw.AdamW": "AdamW",
+    "torch.optim.SGD": "SGD",
+    "torch.optim.sgd.SGD": "SGD",
+}
+# torch_npu's own GradScaler, whose step() passes grad_scaler=self to a fused optimizer.
+_NPU_SCALERS = frozenset(
+    {
+        f"{module}.GradScaler"
+        for module in (
+            "torch.npu.amp",
+            "torch.npu.amp.grad_scaler",
+            "torch_npu.npu.amp",
+            "torch_npu.npu.amp.grad_scaler",
+        )
+    }
 )
 # Given by the caller: the implementation is chosen already (or cannot be fused).
 _CHOSEN = ("foreach", "differentiable")
 
 
 class AdamOptimizer(PythonRule):
-    """Ask `torch.optim.Adam` / `AdamW` for the fused kernel: add `fused=True`.
+    """Ask `torch.optim.Adam` / `AdamW` / `SGD` for the fused kernel: add `fused=True`.
 
-    What it does: a call of `torch.optim.AdamW(...)` or `torch.optim.Adam(...)` (found by
+    What it does: a call of `torch.optim.AdamW(...)`, `Adam(...)` or `SGD(...)` (found by
     qualified name: `import torch.optim as optim`, `from torch.optim import AdamW as AW`)
-    that passes neither `fused` nor `foreach` gains `fused=True`, keeping the call's layout
+    that passes neither `fused` nor `foreach` gains `fused=True` where the target torch-npu
+    release (`--torch-npu`, see the README) has that kernel: fused AdamW in every release
+    of the data; fused Adam and SGD (`_fused_adam_`, `_fused_sgd_`) only from 2.7.1.post11
+    on; elsewhere the call is left alone (without the kernel the op falls back to the CPU,
+    with a host copy of the optimizer state, every step). It keeps the call's layout
     (a multi-line call stays one argument per line). An explicit `fused=False` is reported,
     not changed (someone chose it); so is a call with `**kwargs`, which may already hold
     `fused` or `foreach` (adding it could raise "got multiple values"). `fused=<expr>` and
     code that decides fusion itself (`fused=use_fused`, with `use_fused` computed from the
     device type) are left to the device-string rules. `differentiable=...` is left alone:
     the fused kernel does not support it.
+
+    Not added, and reported why, where torch_npu's own GradScaler may drive the optimizer:
+    the file uses `torch.npu.amp.GradScaler` (or `from torch.cuda.amp import GradScaler`,
+    which moves to it), or the project trains fp16 with a library's scaler (accelerate's
+    `mixed_precision: fp16` / `--mixed_precision fp16`, the Trainer's `--fp16`, as its
+    configs and launch scripts say). torch_npu's `GradScaler.step` passes
+    `grad_scaler=self` to optimizers that declare `_step_supports_amp_scaling`; torch
+    2.7.1's fused Adam/AdamW/SGD declare it, but their `step(closure=None)` takes no such
+    argument: `TypeError` at the first `scaler.step()` on every release checked.
 
     Why: torch_npu registers a fused Adam/AdamW kernel for parameters on the NPU, which
     updates a whole parameter group in one kernel launch. Without `fused`, torch falls back
@@ -45,9 +80,12 @@ class AdamOptimizer(PythonRule):
 
     code = "NPU004"
     name = "adam-optimizer"
-    summary = "torch.optim.Adam/AdamW without fused/foreach get fused=True (the fused NPU kernel)."
+    summary = (
+        "Adam/AdamW/SGD without fused/foreach: fused=True where the target torch-npu "
+        "has the kernel."
+    )
     safety = Safety.REVIEW
-    tokens = ("Adam",)
+    tokens = ("Adam", "SGD")
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",
@@ -66,13 +104,31 @@ class AdamOptimizer(PythonRule):
             "class AdamW:\n    pass\nopt = AdamW(params)\n",
             None,
         ),
+        Example(
+            "import torch\nopt = torch.optim.AdamW(params)\nscaler = torch.npu.amp.GradScaler()\n",
+            "import torch\nopt = torch.optim.AdamW(params)\nscaler = torch.npu.amp.GradScaler()\n",
+        ),
     )
+
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> object:
+        return _npu_scaler_line(tree)
+
+    def _npu_scaler(self) -> str | None:
+        """Why torch_npu's GradScaler may drive this file's optimizers, if it may."""
+        line = self.ctx.facts
+        if isinstance(line, int):
+            return f"torch_npu's GradScaler (line {line})"
+        project = self.ctx.project.fp16_scalers
+        if project:
+            return f"fp16 with a library's GradScaler ({project[0].reason})"
+        return None
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         name = self.qualname(original_node.func)
-        if name not in _ADAMS:
+        short = _OPTIMIZERS.get(name or "")
+        if short is None:
             return updated_node
-        short = name.rsplit(".", 1)[-1]
         fused = find_arg(updated_node, None, "fused")
         if fused is not None:
             if isinstance(fused.value, cst.Name) and fused.value.value == "False":
@@ -92,6 +148,19 @@ class AdamOptimizer(PythonRule):
                 "pass fused=True (and no foreach) where the kwargs are built",
             )
             return updated_node
+        release = self.ctx.project.target_release.version
+        if short not in data.fused_optimizers(release):
+            # No kernel: leave the foreach path (the fallback would copy to the CPU).
+            return updated_node
+        scaler = self._npu_scaler()
+        if scaler is not None:
+            self.warn(
+                original_node,
+                f"{short}: fused=True not added: {scaler} passes grad_scaler= to a "
+                "fused optimizer's step(), which takes none (TypeError at scaler.step())",
+                'use torch.amp.GradScaler("npu", ...) and then fused=True, or leave fused off',
+            )
+            return updated_node
         replacement = add_keyword(updated_node, "fused", cst.Name("True"))
         return self.edit(
             original_node,
@@ -100,3 +169,34 @@ class AdamOptimizer(PythonRule):
             f"{short}: added fused=True (fused {self.target.name} kernel; needs a float lr, "
             "not a Tensor)",
         )
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def _npu_scaler_line(tree: ast.Module) -> int | None:
+    """The first line that names torch_npu's GradScaler through the module's imports (or
+    a `GradScaler` imported from torch.cuda.amp by name, which the migration moves there)."""
+    bindings = module_bindings(tree)
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Attribute, ast.Name)):
+            continue
+        parts = _dotted(node)
+        if parts is None:
+            continue
+        head = bindings.resolve(parts[0])
+        if head is None:
+            continue
+        name = ".".join([head, *parts[1:]])
+        if name in _NPU_SCALERS or (name == "torch.cuda.amp.GradScaler" and len(parts) == 1):
+            lines.append(node.lineno)
+    return min(lines) if lines else None

@@ -19,8 +19,13 @@ class GradScaler(LiteralMarks):
 
     What it does:
 
-    - `torch.cuda.amp.GradScaler(...)` -> `torch.npu.amp.GradScaler(...)` (calls, references
-      and annotations; the file's spelling of torch is kept, the arguments are unchanged);
+    - `torch.cuda.amp.GradScaler(...)` -> `torch.amp.GradScaler("npu", ...)`: torch's own
+      scaler, the current API (`torch.cuda.amp.GradScaler` and torch_npu's
+      `torch.npu.amp.GradScaler` are deprecated), with the arguments kept after the device
+      (they keep their positions: the device is torch.amp's first parameter). References
+      and annotations become `torch.amp.GradScaler` (a reference outside an annotation
+      needs review: where it is called, the device goes first); the file's spelling of
+      torch is kept;
     - `torch.amp.GradScaler("cuda")` / `torch.amp.GradScaler(device="cuda")` -> the target
       device, in place (also behind `"cuda" if c else "cpu"`);
     - `torch.amp.GradScaler()` without a device argument gets `device="npu"`, because the
@@ -32,8 +37,14 @@ class GradScaler(LiteralMarks):
     Ascend host warns that CUDA is not available and disables itself, so fp16 training runs
     without loss scaling and gradients underflow silently.
 
+    torch's scaler, not torch_npu's: torch_npu's `GradScaler.step` passes `grad_scaler=self`
+    to optimizers that declare `_step_supports_amp_scaling`, and torch 2.7.1's fused
+    Adam/AdamW/SGD declare it but take no such argument (`TypeError` at the first
+    `scaler.step()`, every torch-npu release checked); torch's own scaler follows the
+    contract those optimizers implement, so NPU004's `fused=True` stays safe with it.
+
     Example: `scaler = torch.cuda.amp.GradScaler(enabled=use_fp16)` ->
-    `scaler = torch.npu.amp.GradScaler(enabled=use_fp16)`.
+    `scaler = torch.amp.GradScaler("npu", enabled=use_fp16)`.
 
     Left alone: a device given as a variable or expression (`torch.amp.GradScaler(device)`),
     scalers already built for the NPU. A call that passes `**kwargs` and no device is
@@ -52,7 +63,7 @@ class GradScaler(LiteralMarks):
     examples = (
         Example(
             "import torch\nscaler = torch.cuda.amp.GradScaler(init_scale=1024)\n",
-            "import torch\nscaler = torch.npu.amp.GradScaler(init_scale=1024)\n",
+            'import torch\nscaler = torch.amp.GradScaler("npu", init_scale=1024)\n',
         ),
         Example(
             'from torch.amp import GradScaler\ns = GradScaler("cuda")\nt = GradScaler()\n',
@@ -65,6 +76,9 @@ class GradScaler(LiteralMarks):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._cuda_amp: set[int] = set()
+        # `torch.cuda.amp.GradScaler` attributes called directly: the call takes the edit.
+        self._called: set[int] = set()
+        self._annotations = 0
 
     def literal(
         self, node: cst.BaseExpression, *, prefix: bool = False
@@ -72,17 +86,25 @@ class GradScaler(LiteralMarks):
         return device_literal(node, self.target.source_device_type, self.target.device_type)
 
     # torch.cuda.amp.GradScaler ------------------------------------------------------
+    def _cuda_amp_chain(self, node: cst.BaseExpression) -> bool:
+        """`<torch>.cuda.amp.GradScaler` written out (not a name imported from it)."""
+        source = self.target.source_device_type
+        if not isinstance(node, cst.Attribute):
+            return False
+        amp = node.value
+        return (
+            self.qualname(node) == f"torch.{source}.amp.GradScaler"
+            and isinstance(amp, cst.Attribute)
+            and isinstance(amp.value, cst.Attribute)
+            and amp.value.attr.value == source
+            and self.qualname(amp.value.value) == "torch"
+        )
+
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         source = self.target.source_device_type
         if self.qualname(node) != f"torch.{source}.amp.GradScaler":
             return True
-        amp = node.value
-        if (
-            isinstance(amp, cst.Attribute)
-            and isinstance(amp.value, cst.Attribute)
-            and amp.value.attr.value == source
-            and self.qualname(amp.value.value) == "torch"
-        ):
+        if self._cuda_amp_chain(node):
             self._cuda_amp.add(id(node))
         return False
 
@@ -95,16 +117,32 @@ class GradScaler(LiteralMarks):
         assert isinstance(updated_node, cst.Attribute)
         amp = updated_node.value
         assert isinstance(amp, cst.Attribute) and isinstance(amp.value, cst.Attribute)
-        device = self.target.device_type
-        cuda = amp.value
-        new_cuda = cuda.with_changes(attr=cuda.attr.with_changes(value=device))
-        replacement = updated_node.with_changes(value=amp.with_changes(value=new_cuda))
+        # `<torch>.cuda.amp.GradScaler` -> `<torch>.amp.GradScaler`
+        replacement = updated_node.with_changes(value=amp.with_changes(value=amp.value.value))
+        if id(original_node) in self._called:
+            return replacement
         source = self.target.source_device_type
-        message = f"torch.{source}.amp.GradScaler -> torch.{device}.amp.GradScaler"
-        return self.edit(original_node, updated_node, replacement, message)
+        message = f"torch.{source}.amp.GradScaler -> torch.amp.GradScaler"
+        if self._annotations:
+            return self.edit(original_node, updated_node, replacement, message)
+        # The class itself, called elsewhere: torch.amp's first parameter is the device.
+        message += f' (called elsewhere: pass "{self.target.device_type}" first)'
+        return self.edit(original_node, updated_node, replacement, message, review=True)
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self._annotations += 1
+
+    def leave_Annotation(
+        self, original_node: cst.Annotation, updated_node: cst.Annotation
+    ) -> cst.Annotation:
+        self._annotations -= 1
+        return updated_node
 
     # torch.amp.GradScaler(device) ----------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
+        if self._cuda_amp_chain(node.func):
+            self._called.add(id(node.func))
+            return
         if self.qualname(node.func) not in GRAD_SCALER_CALLS:
             return
         arg = find_arg(node, 0, "device")
@@ -119,6 +157,9 @@ class GradScaler(LiteralMarks):
             )
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if id(original_node.func) in self._called:
+            self._called.discard(id(original_node.func))
+            return self._device_first(original_node, updated_node)
         if self.qualname(original_node.func) not in GRAD_SCALER_CALLS:
             return updated_node
         if find_arg(original_node, 0, "device") is not None or _has_star(original_node):
@@ -128,6 +169,27 @@ class GradScaler(LiteralMarks):
         source = self.target.source_device_type
         message = f'GradScaler\'s device defaults to "{source}": device="{device}" added'
         return self.edit(original_node, updated_node, replacement, message)
+
+    def _device_first(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        device = self.target.device_type
+        first = cst.Arg(value=cst.SimpleString(f'"{device}"'), comma=_first_comma(updated_node))
+        replacement = updated_node.with_changes(args=[first, *updated_node.args])
+        source = self.target.source_device_type
+        message = (
+            f'torch.{source}.amp.GradScaler(...) -> torch.amp.GradScaler("{device}", ...) '
+            "(torch's scaler, safe with fused optimizers)"
+        )
+        return self.edit(original_node, updated_node, replacement, message)
+
+
+def _first_comma(call: cst.Call) -> cst.Comma | cst.MaybeSentinel:
+    """The separator after the inserted device: the call's own between its first two
+    arguments (one per line stays so), else `, `; none for a call without arguments."""
+    if not call.args:
+        return cst.MaybeSentinel.DEFAULT
+    if len(call.args) > 1 and isinstance(call.args[0].comma, cst.Comma):
+        return call.args[0].comma
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _has_star(call: cst.Call) -> bool:

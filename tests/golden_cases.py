@@ -2,7 +2,9 @@
 
 Beside each input: `<case>.out.<ext>` (the expected output; equal to the input when the
 rule must leave it alone), `<case>.changes` (the expected report lines) and optionally
-`<case>.path` (the project-relative path the rule sees, for rules limited to some paths).
+`<case>.path` (the project-relative path the rule sees, for rules limited to some paths)
+and `<case>.project.json` (project facts: `torch_npu`, the target release, and
+`fp16_scalers`, `[path, line, how]` lists).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from pathlib import Path
 
 from migrator.contract.rule import Rule, RuleOptions
 from migrator.core.model import FileResult
+from migrator.core.project import EMPTY, Fp16Scaler, ProjectView
 from migrator.core.target import NPU, Target
+from migrator.data.release import resolve
 from migrator.engine import registry
 from migrator.engine.files import migrate_text
 from migrator.engine.settings import Settings
@@ -62,6 +66,18 @@ class Case:
             transfer_to_npu=raw.get("transfer_to_npu", True),
         )
 
+    @property
+    def project(self) -> ProjectView:
+        file = self.folder / f"{self.name}.project.json"
+        if not file.exists():
+            return EMPTY
+        raw = json.loads(file.read_text())
+        release = raw.get("torch_npu")
+        return ProjectView(
+            fp16_scalers=tuple(Fp16Scaler(*item) for item in raw.get("fp16_scalers", ())),
+            release=None if release is None else resolve(release),
+        )
+
 
 def cases() -> list[Case]:
     loaded = registry.load()
@@ -78,7 +94,7 @@ def cases() -> list[Case]:
 
 
 def run_case(case: Case, data: bytes, *, full: bool, target: Target = NPU) -> FileResult:
-    settings = Settings(target, (case.rule.code,), case.options, full=full)
+    settings = Settings(target, (case.rule.code,), case.options, full=full, project=case.project)
     return migrate_text(case.path, data, settings)
 
 

@@ -57,7 +57,7 @@ def train(model, batch, rank, device_type="npu"):
     dist.init_process_group(backend=BACKEND)
     torch.npu.set_device(f"npu:{rank}")
     model = model.npu(rank)
-    scaler = torch.npu.amp.GradScaler()
+    scaler = torch.amp.GradScaler("npu")
     fused = device_type in ("cuda", "npu") and dist.get_backend() == "hccl"
     with torch.autocast("npu", dtype=torch.bfloat16):
         loss = model(batch.to("npu", non_blocking=True))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from migrator.data.release import TargetRelease, resolve
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -89,6 +91,23 @@ class DeviceSetting:
 
 
 @dataclass(frozen=True)
+class Fp16Scaler:
+    """A config value or launch flag by which a library (accelerate, the transformers
+    Trainer) trains in fp16 with a GradScaler it builds itself (torch_npu's, on an NPU).
+
+    `how` is the setting as written (`mixed_precision: fp16`, `--fp16`).
+    """
+
+    path: str
+    line: int
+    how: str
+
+    @property
+    def reason(self) -> str:
+        return f"{self.path}:{self.line}: {self.how}"
+
+
+@dataclass(frozen=True)
 class ProjectView:
     """Every fact, in a stable order (by file, then line)."""
 
@@ -96,6 +115,15 @@ class ProjectView:
     imports: tuple[Import, ...] = ()
     pins: tuple[Pin, ...] = ()
     device_settings: tuple[DeviceSetting, ...] = ()
+    fp16_scalers: tuple[Fp16Scaler, ...] = ()
+    # The torch-npu release the run targets and why (migrator.data.release.resolve, from
+    # the flag or `[tool.migrate]`, else the pins above); None: the documented default.
+    release: TargetRelease | None = None
+
+    @property
+    def target_release(self) -> TargetRelease:
+        """The chosen release, or the default where the run chose none (a bare text)."""
+        return self.release if self.release is not None else _default_release()
 
     def entry(self, path: str) -> Entry | None:
         """The first launch command that runs `path` (project-relative), if any."""
@@ -106,6 +134,10 @@ class ProjectView:
 
     def pins_of(self, name: str) -> tuple[Pin, ...]:
         return tuple(pin for pin in self.pins if pin.name == name)
+
+
+def _default_release() -> TargetRelease:
+    return resolve()
 
 
 EMPTY = ProjectView()

@@ -23,7 +23,7 @@ FILE_NAME = "pyproject.toml"
 TABLE = "[tool.migrate]"
 
 _LISTS = ("select", "ignore", "entry", "exclude")
-_STRINGS = ("profile",)
+_STRINGS = ("profile", "torch-npu")
 _BOOLS = ("annotate", "transfer-to-npu")
 KEYS = tuple(sorted((*_LISTS, *_STRINGS, *_BOOLS)))
 
@@ -45,6 +45,7 @@ class Config:
     exclude: tuple[str, ...] | None = None
     annotate: bool | None = None
     transfer_to_npu: bool | None = None
+    torch_npu: str | None = None
 
     @property
     def folder(self) -> Path | None:
@@ -121,4 +122,5 @@ def load(start: Path) -> Config:
         exclude=values.get("exclude"),
         annotate=values.get("annotate"),
         transfer_to_npu=values.get("transfer-to-npu"),
+        torch_npu=values.get("torch-npu"),
     )

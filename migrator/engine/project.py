@@ -21,7 +21,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.core.project import DeviceSetting, Entry, Fp16Scaler, Import, Pin, ProjectView
+from migrator.data.release import TargetRelease, resolve
 from migrator.formats import requirements, shell
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
 from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
@@ -58,6 +59,31 @@ _README = re.compile(r"^readme(?:\.md|\.markdown)?$", re.IGNORECASE)
 _SCRIPT_REF = re.compile(r"^\s*[\w.-]+\s*=\s*(?P<module>[\w.]+)(?::[\w.]+)?")
 
 
+def choose_release(
+    view: ProjectView, explicit: str | None, origin: str = "--torch-npu"
+) -> TargetRelease:
+    """The torch-npu release of the run: `explicit`, else from the project's pins (the
+    first torch-npu and the first torch requirement, by file and line). Raises
+    UnknownRelease for an explicit release the data does not describe."""
+    npu = view.pins_of("torch-npu")
+    torch = view.pins_of("torch")
+    chosen = resolve(
+        explicit,
+        explicit_origin=origin,
+        project_torch_npu=f"{npu[0].name}{npu[0].specifier}" if npu else None,
+        project_torch=f"{torch[0].name}{torch[0].specifier}" if torch else None,
+    )
+    # Say where the pin that decided is written.
+    for prefix, pins in (
+        ("the project's torch-npu pin", npu),
+        ("the newest torch-npu for the project's torch pin", torch),
+    ):
+        if chosen.reason.startswith(prefix):
+            where = f"{pins[0].path}:{pins[0].line}"
+            return TargetRelease(chosen.version, f"{chosen.reason}, in {where}")
+    return chosen
+
+
 def build(root: Path, files: Sequence[str]) -> ProjectView:
     """The view of the project at `root`, from the walked files (project-relative)."""
     texts = _Texts(root)
@@ -66,6 +92,7 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
     imports: list[Import] = []
     pins: list[Pin] = []
     devices: list[DeviceSetting] = []
+    scalers: list[Fp16Scaler] = []
     for rel in files:
         name = posixpath.basename(rel)
         if rel.endswith(".py"):
@@ -84,15 +111,19 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
             entries += _readme_entries(rel, texts.text(rel), finder)
         elif _is_shell(rel, texts):
             entries += _commands(rel, texts.text(rel), 0, finder)
+            scalers += _fp16_flags(rel, texts.text(rel))
         if style_for(rel) == "requirements":
             pins += _requirement_pins(rel, texts.text(rel))
         if name.endswith((".yaml", ".yml", ".json", ".toml")):
             devices += _device_settings(rel, texts.text(rel))
+        if name.endswith((".yaml", ".yml", ".json")):
+            scalers += _fp16_configs(rel, texts.text(rel))
     return ProjectView(
         entries=tuple(sorted(_unique(entries), key=lambda e: (e.source, e.line, e.path))),
         imports=tuple(sorted(imports, key=lambda i: (i.path, i.line))),
         pins=tuple(sorted(pins, key=lambda p: (p.path, p.line))),
         device_settings=tuple(sorted(devices, key=lambda d: (d.path, d.line))),
+        fp16_scalers=tuple(sorted(scalers, key=lambda f: (f.path, f.line))),
     )
 
 
@@ -514,3 +545,70 @@ def _yaml_walk(rel: str, node: Any, key: tuple[str | int, ...]) -> list[DeviceSe
         for index, value in enumerate(node):
             found += _yaml_walk(rel, value, (*key, index))
     return found
+
+
+# fp16 with a library's GradScaler (torch_npu's on an NPU): accelerate's option, the
+# transformers Trainer's flag. `--fp16 False` / `--fp16=0` turn it off.
+_MIXED_PRECISION = ("--mixed_precision", "--mixed-precision")
+_OFF = frozenset({"false", "0", "no"})
+
+
+def _fp16_flags(rel: str, text: str) -> list[Fp16Scaler]:
+    """`--mixed_precision fp16` (accelerate) and `--fp16` (the Trainer) in shell commands."""
+    if "fp16" not in text:
+        return []
+    found: list[Fp16Scaler] = []
+    starts = shell.line_starts(text)
+    for command in shell.parse(text).commands:
+        _, name, args = command.parts()
+        if name is None:
+            continue
+        words = [shell.unquote(word.text) for word in args]
+        for index, word in enumerate(words):
+            flag, _, value = word.partition("=")
+            following = words[index + 1] if index + 1 < len(words) else ""
+            if flag in _MIXED_PRECISION:
+                chosen = value if "=" in word else following
+                if chosen == "fp16":
+                    how = f"{flag} fp16"
+                else:
+                    continue
+            elif flag == "--fp16":
+                chosen = value if "=" in word else following
+                if chosen.lower() in _OFF:
+                    continue
+                how = "--fp16"
+            else:
+                continue
+            line = shell.position(starts, args[index].start)[0]
+            found.append(Fp16Scaler(rel, line, how))
+    return found
+
+
+def _fp16_configs(rel: str, text: str) -> list[Fp16Scaler]:
+    """`mixed_precision: fp16` in an accelerate config (YAML or JSON)."""
+    if "mixed_precision" not in text or "fp16" not in text:
+        return []
+    if rel.endswith(".json"):
+        try:
+            found = spans(text)
+        except (JSONSpanError, ValueError, RecursionError):
+            return []
+        return [
+            Fp16Scaler(rel, line_col(text, span.start)[0], "mixed_precision: fp16")
+            for key, span in found.items()
+            if key and key[-1] == "mixed_precision" and span.value == "fp16"
+        ]
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        documents = list(YAML(typ="rt").load_all(text))
+    except (YAMLError, ValueError, RecursionError):
+        return []
+    scalers: list[Fp16Scaler] = []
+    for document in documents:
+        if isinstance(document, dict) and document.get("mixed_precision") == "fp16":
+            line = document.lc.key("mixed_precision")[0] + 1 if hasattr(document, "lc") else 1
+            scalers.append(Fp16Scaler(rel, line, "mixed_precision: fp16"))
+    return scalers

@@ -14,6 +14,7 @@ from migrator.engine import registry
 from migrator.engine.cache import CacheRef, store
 from migrator.engine.files import candidates, migrate_files
 from migrator.engine.project import build as build_project
+from migrator.engine.project import choose_release
 from migrator.engine.settings import Settings
 from migrator.engine.walk import Tree, git_toplevel, walk
 from migrator.engine.writes import Outcome, Write, commit, copy_tree
@@ -63,7 +64,9 @@ def plan(
     tree = walk(path, exclude, exclude_base)
     # Facts about the whole project, once, before the per-file passes: they travel to the
     # workers (and into the cache's run key) inside the settings.
-    settings = replace(settings, project=build_project(tree.root, tree.files))
+    view = build_project(tree.root, tree.files)
+    release = choose_release(view, settings.torch_npu, settings.torch_npu_origin)
+    settings = replace(settings, project=replace(view, release=release))
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 

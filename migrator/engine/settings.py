@@ -25,6 +25,10 @@ class Settings:
     # Facts about the whole project (migrator.engine.project), computed once per run; part
     # of the cache's run key, since it is part of the settings.
     project: ProjectView = EMPTY_PROJECT
+    # The torch-npu release asked for (`--torch-npu`, `[tool.migrate] torch-npu`) and where
+    # that was said; None: chosen from the project's pins (migrator.data.release.resolve).
+    torch_npu: str | None = None
+    torch_npu_origin: str = "--torch-npu"
 
     def rules(self) -> list[type[Rule]]:
         from migrator.engine import registry

@@ -19,6 +19,9 @@ class RunInfo:
     profile: str
     mode: str
     rules: tuple[str, ...]
+    # The torch-npu release the run targeted and why (migrator.data.release).
+    torch_npu: str = ""
+    torch_npu_reason: str = ""
 
 
 def _file(result: FileResult) -> dict[str, Any]:
@@ -40,7 +43,8 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
     document = {
         "tool": "npu-migrator",
         "version": __version__,
-        "run": asdict(info),
+        "run": {k: v for k, v in asdict(info).items() if not k.startswith("torch_npu")},
+        "target": {"torch_npu": info.torch_npu, "reason": info.torch_npu_reason},
         "summary": {
             "files_scanned": summary.scanned,
             "files_changed": summary.changed,
@@ -84,6 +88,8 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         "",
         f"npu-migrator {__version__}, target `{info.target}`, profile `{info.profile}`, "
         f"mode `{info.mode}`.",
+        "",
+        f"**Target release:** torch-npu {info.torch_npu} ({_md_escape(info.torch_npu_reason)}).",
         "",
         f"**Summary:** {summary.line()}.",
         "",

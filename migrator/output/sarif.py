@@ -118,6 +118,9 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
                 ],
                 "originalUriBaseIds": {SRCROOT: {"uri": Path(info.root).as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
+                "properties": {
+                    "targetRelease": {"torchNpu": info.torch_npu, "reason": info.torch_npu_reason}
+                },
                 "results": results,
             }
         ],

@@ -1,0 +1,4 @@
+import torch.optim as optim
+
+sgd = optim.SGD(params, lr=0.1, fused=True)
+adam = optim.Adam(params, lr=1e-3, fused=True)
