@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TypeGuard
 
 import libcst as cst
 
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
     GRAD_SCALER_CALLS,
+    code_of,
     device_literal,
+    dotted_name,
     find_arg,
     is_device_name,
+    literal_leaves,
+    mentions_name,
     retarget_device,
     string_value,
+    with_string_value,
 )
-from migrator.contract.rule import Example, TokenPattern
+from migrator.contract.rule import Example, RuleContext, TokenPattern
 from migrator.contract.string_positions import StringPositionRule
 from migrator.core.target import Target
 
@@ -27,6 +33,91 @@ _DEVICE_ARGUMENT = {
     "torch.load": 1,
     "torch.set_default_device": 0,
 }
+# Registrations of a kernel for a device: a CUDA kernel registered for "npu" would claim to
+# run there. Methods are matched when their receiver is no import (a `Library` object, a
+# custom op defined in the file).
+_REGISTRATIONS = frozenset(
+    {
+        "torch.library.custom_op",
+        "torch.library.impl",
+        "torch.library.register_kernel",
+        "torch.library.Library.impl",
+    }
+)
+_REGISTRATION_METHODS = frozenset({"impl", "register_kernel"})
+
+
+def _is_literal_device(node: ast.expr) -> bool:
+    """A value the run rewrites itself: a string, `torch.device("...")`, `a if c else b`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.IfExp):
+        return _is_literal_device(node.body) and _is_literal_device(node.orelse)
+    if isinstance(node, ast.Call):
+        func = node.func
+        named = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return named == "device" and len(node.args) == 1 and _is_literal_device(node.args[0])
+    return False
+
+
+def _target_key(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def literal_only_names(tree: ast.Module) -> frozenset[str]:
+    """Names (`device`, `self.device`) every binding of which in the file is a literal.
+
+    A comparison with such a name follows the literal, which the run rewrites too; any other
+    binding (a parameter, a config value, a call) may still hold "cuda" after the run.
+    """
+    literal: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        pairs: list[tuple[ast.expr, ast.expr | None]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(target, node.value) for target in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs = [(node.target, None)]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            pairs = [(node.optional_vars, None)]
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        for target, value in pairs:
+            targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            for item in targets:
+                key = _target_key(item)
+                if key is None:
+                    continue
+                single = value is not None and item is target
+                (
+                    literal if single and value is not None and _is_literal_device(value) else other
+                ).add(key)
+    return frozenset(literal - other)
+
+
+def _source_key(node: cst.BaseExpression) -> str | None:
+    """The name a compared device value is read from: `device`, `str(device)`,
+    `self.device.type` -> "device" / "self.device"; None when it is no such name."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "str"
+        and len(node.args) == 1
+    ):
+        node = node.args[0].value
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":
+        node = node.value
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return f"{node.value.value}.{node.attr.value}"
+    return None
 
 
 class CudaDeviceString(StringPositionRule):
@@ -53,7 +144,17 @@ class CudaDeviceString(StringPositionRule):
       `self.device`, `cfg["device"]`, `device: str = "cuda"`, `def get_device(): return ...`;
     - comparisons with an operand so named: `device_type == "cuda"`, `x.device.type != "cuda"`,
       `"cuda" in str(device)`, `device in ("cuda", "cpu")`, `str(device).startswith("cuda")`,
-      so code that decides on its own (`fused = available and device_type == "cuda"`) follows.
+      so code that decides on its own (`fused = available and device_type == "cuda"`) follows
+      (see below for values from outside the file).
+
+    A comparison whose compared value may come from outside the file's own literals (a
+    parameter, `self.device = torch.device(cfg.run.device)`, a config or argparse value, a
+    tensor's device) is made to accept both, marked for review, since a shipped config or a
+    caller may still say "cuda" (which `transfer_to_npu` maps at run time):
+    `device == "cuda"` -> `device in ("cuda", "npu")`, `!=` -> `not in`, `device in ["cpu",
+    "cuda"]` -> `["cpu", "cuda", "npu"]`, in the file's quoting. Where every binding of the
+    name in the file is a literal (`device = "cuda"`), which this rule rewrites too, the
+    literal in the comparison is rewritten as well.
 
     Behind `a if c else b`, `a or b`, lists, tuples and comprehensions only the literals change:
     `device = "cuda" if torch.cuda.is_available() else "cpu"` keeps its condition (NPU012
@@ -68,6 +169,11 @@ class CudaDeviceString(StringPositionRule):
 
     Example: `model.to("cuda")` -> `model.to("npu")`; `def load(device: str = "cuda")` ->
     `def load(device: str = "npu")`.
+
+    Left alone and reported: registrations of a CUDA kernel (`torch.library.custom_op(...,
+    device_types="cuda")`, `@torch.library.impl(..., "cuda")`, `op.register_kernel("cuda")`,
+    `Library.impl(..., "CUDA")`): the kernel they register is CUDA code, and registering it
+    for "npu" would send NPU tensors to it; the warning names the op.
 
     Left alone: log text, docstrings, comments and strings in any other position; device
     expressions that are not literals (`tensor.device`, a `device` variable,
@@ -88,7 +194,11 @@ class CudaDeviceString(StringPositionRule):
     # Every device string it rewrites is a quoted literal starting with "cuda", on a line
     # of code: doctest lines (`>>> pipe.to("cuda")` in docstrings) are not candidates.
     tokens = ()
-    token_patterns = (TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),)
+    token_patterns = (
+        TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),
+        # `Library.impl(name, fn, "CUDA")`: reported, never rewritten.
+        TokenPattern("CUDA", r"""["']CUDA["']"""),
+    )
 
     @classmethod
     def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
@@ -98,7 +208,7 @@ class CudaDeviceString(StringPositionRule):
         return any(
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
-            and node.value.startswith(source)
+            and (node.value.startswith(source) or node.value == source.upper())
             for node in ast.walk(statement)
         )
 
@@ -116,10 +226,23 @@ class CudaDeviceString(StringPositionRule):
         ),
         Example(
             'fused = available and device_type == "cuda"\n',
-            'fused = available and device_type == "npu"\n',
+            'fused = available and device_type in ("cuda", "npu")\n',
+        ),
+        Example(
+            'DEVICE = "cuda"\nif DEVICE == "cuda":\n    pass\n',
+            'DEVICE = "npu"\nif DEVICE == "npu":\n    pass\n',
         ),
         Example('print("running on cuda")\nmode = "cuda"\nx = x.to(tensor.device)\n', None),
     )
+
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> frozenset[str]:
+        return literal_only_names(tree)
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        # id(comparison target) -> the literal it compares with, to accept both devices.
+        self._widen: dict[int, cst.SimpleString] = {}
 
     def literal(
         self, node: cst.BaseExpression, *, prefix: bool = False
@@ -138,7 +261,125 @@ class CudaDeviceString(StringPositionRule):
 
     def skips_call(self, call: cst.Call) -> bool:
         name = self.qualname(call.func)
-        return name in AUTOCAST_CALLS or name in GRAD_SCALER_CALLS
+        return (
+            name in AUTOCAST_CALLS or name in GRAD_SCALER_CALLS or self._registers(call) is not None
+        )
+
+    def _registers(self, call: cst.Call) -> str | None:
+        """The op a call registers a kernel of the source device for, or None."""
+        func = call.func
+        name = self.qualname(func)
+        method = isinstance(func, cst.Attribute) and func.attr.value in _REGISTRATION_METHODS
+        # `device_types=` is the registration keyword of torch.library's custom ops; it
+        # also finds them through a module-level alias (`_custom_op = torch.library.custom_op`).
+        keyword = find_arg(call, None, "device_types") is not None
+        if name not in _REGISTRATIONS and not (method and name is None) and not keyword:
+            return None
+        source = self.target.source_device_type
+        devices = [string_value(leaf) for arg in call.args for leaf in literal_leaves(arg.value)]
+        if not any(d is not None and d.split(":")[0].lower() == source for d in devices):
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value == "register_kernel" and method:
+            return dotted_name(func.value) or "an op"
+        names = [string_value(arg.value) for arg in call.args if arg.keyword is None]
+        ops = (n for n in names if n is not None and n.split(":")[0].lower() != source)
+        return next(ops, "an op")
+
+    # Comparisons with values from outside the run ---------------------------------------
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        super().visit_Comparison(node)
+        literal_names = self.ctx.facts if isinstance(self.ctx.facts, frozenset) else frozenset()
+        left = node.left
+        for target in node.comparisons:
+            compared = target.comparator
+            operator = target.operator
+            key = _source_key(left)
+            if (
+                isinstance(operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn))
+                and self.names_thing_in(left)
+                and key not in literal_names
+            ):
+                literal = self._source_literal(compared, operator)
+                if literal is not None:
+                    self._marks.pop(id(literal), None)
+                    self._widen[id(target)] = literal
+            left = compared
+
+    def names_thing_in(self, node: cst.BaseExpression) -> bool:
+        return mentions_name(node, self.names_thing)
+
+    def _source_literal(
+        self, compared: cst.BaseExpression, operator: cst.BaseCompOp
+    ) -> cst.SimpleString | None:
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            return compared if self._is_source(compared) else None
+        if not isinstance(compared, (cst.List, cst.Tuple, cst.Set)):
+            return None
+        elements = [e.value for e in compared.elements if isinstance(e, cst.Element)]
+        if any(self.is_target_literal(e) for e in elements):
+            return None
+        return next((e for e in elements if self._is_source(e)), None)
+
+    def _is_source(self, node: cst.BaseExpression) -> TypeGuard[cst.SimpleString]:
+        value = string_value(node)
+        source, device = self.target.source_device_type, self.target.device_type
+        return value is not None and retarget_device(value, source, device) is not None
+
+    def leave_ComparisonTarget(
+        self, original_node: cst.ComparisonTarget, updated_node: cst.ComparisonTarget
+    ) -> cst.ComparisonTarget:
+        literal = self._widen.pop(id(original_node), None)
+        if literal is None:
+            return updated_node
+        value = string_value(literal)
+        assert value is not None
+        new_value = retarget_device(value, self.target.source_device_type, self.target.device_type)
+        assert new_value is not None
+        added = with_string_value(literal, new_value)
+        operator = updated_node.operator
+        comparator = updated_node.comparator
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            replacement = updated_node.with_changes(
+                operator=(cst.In if isinstance(operator, cst.Equal) else cst.NotIn)(
+                    whitespace_before=operator.whitespace_before,
+                    whitespace_after=operator.whitespace_after,
+                ),
+                comparator=cst.Tuple([cst.Element(comparator, comma=comma), cst.Element(added)]),
+            )
+        else:
+            assert isinstance(comparator, (cst.List, cst.Tuple, cst.Set))
+            elements = list(comparator.elements)
+            original = original_node.comparator
+            assert isinstance(original, (cst.List, cst.Tuple, cst.Set))
+            at = next(i for i, e in enumerate(original.elements) if e.value is literal)
+            found = elements[at]
+            # The new element takes the found one's place in the layout: `["cpu", "cuda"]`
+            # -> `["cpu", "cuda", "npu"]`, `("cuda",)` -> `("cuda", "npu",)`.
+            elements[at : at + 1] = [
+                found.with_changes(comma=comma),
+                cst.Element(added, comma=found.comma),
+            ]
+            replacement = updated_node.with_changes(
+                comparator=comparator.with_changes(elements=elements)
+            )
+        message = (
+            f"device comparison {code_of(literal)} -> also {code_of(added)}: the compared "
+            f"value may still be {code_of(literal)} (a config, an argument, a caller)"
+        )
+        return self.edit(original_node, updated_node, replacement, message, review=True)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        op = self._registers(node)
+        if op is not None:
+            source, device = self.target.source_device_type, self.target.device_type
+            self.warn(
+                node,
+                f"{op}: registers a {source.upper()} kernel; left as it is",
+                f"register a kernel written for the {device.upper()} (or none: the op then "
+                f'runs its default implementation) under device type "{device}"',
+            )
+        super().visit_Call(node)
 
     def call_positions(self, call: cst.Call) -> Iterator[cst.BaseExpression]:
         name = self.qualname(call.func)

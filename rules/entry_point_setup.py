@@ -233,6 +233,8 @@ class EntryPointSetup(PythonRule):
     safety = Safety.REVIEW
     whole_module = True
     priority = 900
+    # Not a device edit: it applies inside code that already handles the NPU too.
+    leaves_device_regions = False
     # A notebook is not launched as a script; its kernel imports what its cells import.
     notebooks = False
     tokens = (

@@ -63,6 +63,8 @@ class InferenceMode(PythonRule):
     summary = "torch.inference_mode regions and decorators to the torch.no_grad equivalent."
     safety = Safety.REVIEW
     tokens = ("inference_mode",)
+    # Not a device edit: it applies inside code that already handles the NPU too.
+    leaves_device_regions = False
     examples = (
         Example(
             "import torch\n@torch.inference_mode()\ndef predict(model, x):\n    return model(x)\n",

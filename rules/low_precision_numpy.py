@@ -24,12 +24,28 @@ _DTYPE_CONVERSIONS = frozenset({"to", "type"})
 # Methods whose result is not a float tensor (indices, Python values, numpy arrays).
 _NON_FLOAT_RESULTS = frozenset(
     {"argmax", "argmin", "argsort", "nonzero", "item", "tolist", "size", "dim", "numel",
-     "numpy", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge", "all", "any"}
+     "numpy", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge", "all", "any",
+     "argwhere", "bucketize", "searchsorted", "multinomial", "count_nonzero", "isin",
+     "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "equal",
+     # token ids (`model.generate(...)`)
+     "generate"}
 )  # fmt: skip
+# torch functions that create integer or bool tensors (unless given a dtype).
+_INTEGER_FACTORIES = frozenset(
+    {"torch.randint", "torch.randint_like", "torch.randperm", "torch.bernoulli_"}
+)
+# (values, indices) pairs: `x.topk(k)[1]`, `torch.sort(x).indices`, `v, i = x.max(dim=1)`.
+_VALUE_INDEX_PAIRS = frozenset(
+    {"topk", "sort", "max", "min", "kthvalue", "mode", "median", "cummax", "cummin"}
+)
+# Of those, the ones that are a pair only when given a dim.
+_REDUCTIONS = frozenset({"max", "min", "median"})
 # Attributes that are not tensors (or not the tensor's values).
 _NON_TENSOR_ATTRIBUTES = frozenset(
-    {"device", "shape", "ndim", "dtype", "is_cuda", "requires_grad", "layout", "names"}
-)
+    {"device", "shape", "ndim", "dtype", "is_cuda", "requires_grad", "layout", "names",
+     # integer results: `.topk(k).indices`, `generate(...).sequences`
+     "indices", "sequences"}
+)  # fmt: skip
 # Methods a `.numpy()` chain may run through between its root and `.numpy()`.
 _CHAIN_METHODS = frozenset(
     {"detach", "cpu", "to", "type", "clone", "contiguous", "squeeze", "unsqueeze", "view",
@@ -261,6 +277,13 @@ class _Flow:
         if isinstance(node, cst.Assign):
             value = self._taint(node.value, state, region)
             for target in node.targets:
+                if self._pair(node.value) and isinstance(target.target, (cst.Tuple, cst.List)):
+                    # `values, indices = x.topk(k)`: the second is never a float.
+                    elements = target.target.elements
+                    if len(elements) == 2:
+                        state = self._bind(elements[0].value, value, state)
+                        state = self._bind(elements[1].value, Taint.CLEAN, state)
+                        continue
                 state = self._bind(target.target, value, state)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             state = self._bind(node.target, self._taint(node.value, state, region), state)
@@ -308,6 +331,8 @@ class _Flow:
                 return Taint.CLEAN
             return Taint.LOW if self._taint(node.value, state, region) is Taint.LOW else None
         if isinstance(node, cst.Subscript):
+            if self._pair(node.value) and _literal_index(node) == 1:
+                return Taint.CLEAN
             return Taint.LOW if self._taint(node.value, state, region) is Taint.LOW else None
         if isinstance(node, (cst.BooleanOperation, cst.IfExp)):
             parts = (
@@ -343,6 +368,19 @@ class _Flow:
         name = self.qualname(node.func)
         if name is not None and (name.startswith("numpy.") or name == "torch.from_numpy"):
             return Taint.CLEAN
+        if name in _INTEGER_FACTORIES or (
+            name is not None
+            and name.startswith("torch.")
+            and name.rsplit(".", 1)[-1] in _NON_FLOAT_RESULTS
+        ):
+            return Taint.CLEAN
+        if name == "torch.where":
+            # One argument gives indices; three give the promoted type of the two values
+            # (no autocast op: a region does not lower it).
+            if len(node.args) == 1:
+                return Taint.CLEAN
+            if len(node.args) == 3:
+                return _join(self._taint(arg.value, state, False) for arg in node.args[1:])
         if region or self._calls_low_method(node):
             return Taint.LOW
         inputs = [arg.value for arg in node.args]
@@ -355,6 +393,22 @@ class _Flow:
         if any(self._taint(value, state, region) is Taint.LOW for value in inputs):
             return Taint.LOW
         return None
+
+    def _pair(self, node: cst.BaseExpression) -> bool:
+        """A call returning (values, indices)."""
+        if not isinstance(node, cst.Call):
+            return False
+        method = _method(node)
+        if method not in _VALUE_INDEX_PAIRS:
+            return False
+        if method not in _REDUCTIONS:
+            return True
+        # `x.max()` is one value and `torch.max(a, b)` elementwise; with a dim, a pair.
+        if find_arg(node, None, "dim") is not None:
+            return True
+        dim_at = 1 if self.qualname(node.func) in {f"torch.{m}" for m in _REDUCTIONS} else 0
+        dim = find_arg(node, dim_at, None)
+        return dim is not None and isinstance(dim.value, (cst.Integer, cst.UnaryOperation))
 
     def _calls_low_method(self, node: cst.Call) -> bool:
         """`self(...)` or `self.m(...)` where the class's `forward`/`m` uses low precision."""
@@ -478,6 +532,15 @@ class _Finder(cst.CSTVisitor):
         return not isinstance(node, cst.BaseSuite) or not self.collect
 
 
+def _literal_index(node: cst.Subscript) -> int | None:
+    if len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+        return int(index.value.value)
+    return None
+
+
 def _statements(body: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if isinstance(body, cst.IndentedBlock):
         return body.body
@@ -506,7 +569,11 @@ class LowPrecisionNumpy(PythonRule):
     returned by `self(...)` / `self.m(...)` where the class's `forward` / `m` itself uses
     low precision (a model's `predict` calling its own autocast `forward`). Values
     known not to be bf16 stop it: numpy calls, `torch.from_numpy`, comparisons, casts to
-    another dtype, indices (`argmax`, `item`, ...), `.shape`/`.device`/`.dtype`. A site
+    another dtype, integer and bool results even inside a region (token ids from
+    `generate()` and its `.sequences`, `argmax`/`argmin`/`argsort`, `nonzero`, `isin`,
+    `randint`, the indices of `topk`/`sort`/`max(dim=...)` as `.indices`, `[1]` or the
+    second name of `values, indices = ...`, `torch.where(c)` and `torch.where(c, 1, 0)`),
+    `.item()`, `.shape`/`.device`/`.dtype`. A site
     changes only when the chain's root (`pred` in `pred.detach().cpu().numpy()`) can be
     bf16. When the function uses low precision (an autocast region, a bf16/fp16 dtype, a
     `.half()`/`.bfloat16()` call) but the root cannot be traced either way (a parameter,

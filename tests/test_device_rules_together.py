@@ -58,7 +58,7 @@ def train(model, batch, rank, device_type="npu"):
     torch.npu.set_device(f"npu:{rank}")
     model = model.npu(rank)
     scaler = torch.npu.amp.GradScaler()
-    fused = device_type == "npu" and dist.get_backend() == "hccl"
+    fused = device_type in ("cuda", "npu") and dist.get_backend() == "hccl"
     with torch.autocast("npu", dtype=torch.bfloat16):
         loss = model(batch.to("npu", non_blocking=True))
     with torch.npu.amp.autocast():
@@ -100,3 +100,26 @@ def test_device_rules_second_run_changes_nothing() -> None:
     output, changes = _run(AFTER)
     assert output == AFTER
     assert changes == []
+
+
+GUARDED = """\
+import torch
+import torch.distributed as dist
+
+
+def setup(scaler_device="cuda"):
+    if torch.cuda.is_available():
+        dist.init_process_group("nccl")
+        scaler = torch.amp.GradScaler("cuda")
+    return scaler
+"""
+
+
+def test_a_test_the_run_rewrote_does_not_read_as_npu_aware() -> None:
+    """NPU012 turns the test into `torch.npu.is_available()` first; NPU013 and NPU016 still
+    see the chain as it was written (CUDA only) and migrate its body."""
+    for full in (False, True):
+        output, _ = _run(GUARDED, full=full)
+        assert "if torch.npu.is_available():" in output
+        assert 'init_process_group("hccl")' in output
+        assert 'GradScaler("npu")' in output

@@ -83,23 +83,77 @@ def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
         )
         new = new.with_changes(comma=comma)
         return call.with_changes(args=[*args[:insert_at], new, *args[insert_at:]])
+    line = _argument_line(call)
     trailing = last.comma
+    if line is not None:
+        # One argument per line: the new one goes on a line of its own, with the same
+        # indentation; a comment after the last argument stays on that argument's line and
+        # what closed the call (a newline, comments, the indentation of `)`) still does.
+        if isinstance(trailing, cst.Comma):
+            closing = trailing.whitespace_after
+            last = last.with_changes(comma=trailing.with_changes(whitespace_after=line))
+        else:
+            closing = last.whitespace_after_arg
+            last = last.with_changes(
+                comma=cst.Comma(whitespace_after=line),
+                whitespace_after_arg=cst.SimpleWhitespace(""),
+            )
+        line_end: cst.BaseParenthesizableWhitespace = closing
+        if isinstance(closing, cst.ParenthesizedWhitespace):
+            line_end = closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+            last = last.with_changes(
+                comma=cst.ensure_type(last.comma, cst.Comma).with_changes(
+                    whitespace_after=line.with_changes(
+                        first_line=closing.first_line, empty_lines=closing.empty_lines
+                    )
+                )
+            )
+        args[-1] = last
+        if isinstance(trailing, cst.Comma):
+            new = new.with_changes(comma=cst.Comma(whitespace_after=line_end))
+        else:
+            new = new.with_changes(whitespace_after_arg=line_end)
+        return call.with_changes(args=[*args, new])
     if trailing is cst.MaybeSentinel.DEFAULT:
-        # Reuse the separator between the previous arguments (one per line stays so).
+        # Reuse the separator between the previous arguments; what stood between the last
+        # argument and `)` (`f(a, b )`) stays before `)`.
         before_last = args[-2].comma if len(args) > 1 else None
         separator = (
             before_last
             if isinstance(before_last, cst.Comma)
             else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         )
-        args[-1] = last.with_changes(comma=separator)
-        return call.with_changes(args=[*args, new])
-    # A trailing comma: keep the layout (multi-line calls stay one argument per line).
+        args[-1] = last.with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
+        return call.with_changes(
+            args=[*args, new.with_changes(whitespace_after_arg=last.whitespace_after_arg)]
+        )
+    # A trailing comma on a call whose arguments share a line: `f(a, b,)` -> `f(a, b, c,)`.
     assert isinstance(trailing, cst.Comma)
     previous_comma = args[-2].comma if len(args) > 1 else trailing
     separator = previous_comma if isinstance(previous_comma, cst.Comma) else trailing
     args[-1] = last.with_changes(comma=separator)
     return call.with_changes(args=[*args, new.with_changes(comma=trailing)])
+
+
+def _argument_line(call: cst.Call) -> cst.ParenthesizedWhitespace | None:
+    """The whitespace that starts each argument's line, when a call puts one per line."""
+    args = call.args
+    if len(args) > 1:
+        before_last = args[-2].comma
+        if isinstance(before_last, cst.Comma) and isinstance(
+            before_last.whitespace_after, cst.ParenthesizedWhitespace
+        ):
+            return _bare_line(before_last.whitespace_after)
+        return None
+    opening = call.whitespace_before_args
+    if isinstance(opening, cst.ParenthesizedWhitespace):
+        return _bare_line(opening)
+    return None
+
+
+def _bare_line(whitespace: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
+    """A line break then `whitespace`'s indentation, without its comments."""
+    return whitespace.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:

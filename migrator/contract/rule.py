@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, Binding, ModuleBindings
 from migrator.analysis.statements import suites
 from migrator.core.model import Change, MigrationWarning, Safety, Suppression
@@ -74,6 +75,11 @@ class PassCache:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         # id(node) -> (node, names): the node is kept so its id cannot be reused.
         self.scopes: dict[int, tuple[cst.CSTNode, dict[str, Binding]]] = {}
+        # id(if or assert) -> (node, region or None), decided on the tree as it was before
+        # any pass edited it and handed on to the node each pass returns for it: a test the
+        # run itself rewrote (`torch.cuda.is_available()` -> `torch.npu...`) must not make
+        # the next rule take the chain for code that already handled the NPU.
+        self.device_regions: dict[int, tuple[cst.CSTNode, device_regions.Region | None]] = {}
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         if self._module is not module or self._positions is None:
@@ -486,6 +492,10 @@ class PythonRule(Rule, cst.CSTTransformer):
     """
 
     whole_module: ClassVar[bool] = False
+    # Device rules leave alone code that already handles the NPU or keeps CUDA-only work on
+    # CUDA (`migrator.analysis.device_regions`); rules that only warn, or whose edit does
+    # not depend on the device, set this False.
+    leaves_device_regions: ClassVar[bool] = True
 
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
@@ -529,7 +539,24 @@ class PythonRule(Rule, cst.CSTTransformer):
         elif kind in _COMPREHENSIONS:
             comprehension = cast(_Comprehension, node)
             self._open(node, _Scope(partial(_comprehension_bindings, comprehension)))
+        elif kind is cst.If or kind is cst.Assert:
+            found = self.device_region(node)
+            if found is not None and self.leaves_device_regions:
+                self.left_alone(node, found)
+                return False
         return super().on_visit(node)
+
+    def device_region(self, node: cst.CSTNode) -> device_regions.Region | None:
+        """Whether device rules leave this `if` chain or `assert` alone (see the module)."""
+        known = self.ctx.shared.device_regions.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        found = device_regions.region(node, self.qualname, self.target)
+        self.ctx.shared.device_regions[id(node)] = (node, found)
+        return found
+
+    def left_alone(self, node: cst.CSTNode, region: device_regions.Region) -> None:
+        """Called for each region this rule skips; the rule that reports them overrides it."""
 
     def _open(self, node: cst.CSTNode, scope: _Scope) -> None:
         self._scopes.append(scope)
@@ -539,6 +566,11 @@ class PythonRule(Rule, cst.CSTTransformer):
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
         result = super().on_leave(original_node, updated_node)
+        kind = type(original_node)
+        if (kind is cst.If or kind is cst.Assert) and isinstance(result, cst.CSTNode):
+            known = self.ctx.shared.device_regions.get(id(original_node))
+            if known is not None and known[0] is original_node and result is not original_node:
+                self.ctx.shared.device_regions[id(result)] = (result, known[1])
         if self._opened and id(original_node) in self._opened:
             self._opened.discard(id(original_node))
             self._scopes.pop()

@@ -119,6 +119,8 @@ class UnsupportedConstruct(PythonRule):
     message: ClassVar[str]
     suggestion: ClassVar[str]
     suggestions: ClassVar[Mapping[str, str]] = {}
+    # A CUDA-only construct is worth a warning inside code that is left alone too.
+    leaves_device_regions = False
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

@@ -1,0 +1,331 @@
+"""Code that device rules leave alone: it already handles the NPU, or keeps CUDA-only work on CUDA.
+
+One place answers, for every device rule, whether a statement is such a region:
+
+- an `if`/`elif` chain that already has a branch for the target device: a test that calls
+  `is_torch_npu_available()` / `torch.npu.is_available()` (any name of the target device),
+  `hasattr(torch, "npu")`, or compares with `"npu"` / `"hccl"` (`device.type == "npu"`,
+  `backend == 'nccl'` ... `elif backend == 'hccl'`). Rewriting its CUDA arm makes the NPU
+  arm unreachable and sends the NPU down the CUDA path, so the whole chain stays;
+- a guard that keeps a CUDA-only feature on CUDA: an `assert ... == "cuda"` (`assert
+  get_accelerator().device_name() == 'cuda', 'GDS currently only supported for CUDA'`), an
+  `if ... != "cuda": raise ...` (diffusers' `_check_device_cuda`), an `if` whose message or
+  leading comment says the feature is CUDA/NVIDIA-only;
+- an `if` testing CUDA (`torch.cuda.is_available()`, `torch.version.cuda`) around CUDA-only
+  work: building a `CUDAExtension`, `.cu` sources, importing a CUDA-only package or a module
+  whose name says CUDA. Turning it into `torch.npu.is_available()` would enable CUDA-only code
+  on the NPU.
+
+Names are resolved by the caller's resolver (a rule's `qualname`), so aliases count; a name
+that does not resolve to an import (`self.is_npu`, a local) counts by its spelling when it
+says NPU, since leaving code alone is the safe side, and never counts as a CUDA API.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+import libcst as cst
+
+from migrator.analysis.cst_helpers import dotted_name, string_value
+from migrator.core.target import Target
+
+Resolve = Callable[[cst.BaseExpression], str | None]
+
+# Packages and modules that exist only for CUDA: importing one is CUDA-only work.
+CUDA_ONLY_PACKAGES = (
+    "apex",
+    "bitsandbytes",
+    "causal_conv1d",
+    "cupy",
+    "flash_attn",
+    "mamba_ssm",
+    "nvidia",
+    "pynvml",
+    "triton",
+    "xformers",
+)
+_CUDA_EXTENSION_CALLS = frozenset(
+    {
+        "torch.utils.cpp_extension.CUDAExtension",
+        "torch.utils.cpp_extension.load",
+        "torch.utils.cpp_extension.load_inline",
+    }
+)
+_ONLY_ON_SOURCE = re.compile(
+    r"\bonly\b[^\n]*\b(?:cuda|nvidia|nccl)\b|\b(?:cuda|nvidia|nccl)\b[^\n]*\bonly\b"
+    r"|\bmust be on a cuda\b|\brequires? (?:a )?(?:cuda|nvidia)\b",
+    re.IGNORECASE,
+)
+
+
+class Kind(Enum):
+    NPU_AWARE = "already handles the NPU"
+    CUDA_ONLY = "keeps a CUDA-only feature on CUDA"
+
+
+@dataclass(frozen=True)
+class Region:
+    kind: Kind
+    why: str
+
+
+def _words(name: str) -> set[str]:
+    return {word for word in re.split(r"[._]", name.lower()) if word}
+
+
+def _names(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """Every outermost name or attribute chain in `node` (and the ones inside calls)."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            yield current
+            if isinstance(current, cst.Attribute):
+                stack.append(current.value)
+            continue
+        stack.extend(current.children)
+
+
+def _strings(node: cst.CSTNode) -> Iterator[str]:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        value = string_value(current) if isinstance(current, cst.SimpleString) else None
+        if value is not None:
+            yield value
+        stack.extend(current.children)
+
+
+def _spelled(node: cst.BaseExpression, resolve: Resolve) -> str:
+    return resolve(node) or dotted_name(node) or ""
+
+
+def _is_target_value(value: str, target: Target) -> bool:
+    head = value.split(":", 1)[0].lower()
+    return head in (target.device_type, target.dist_backend)
+
+
+def npu_aware_test(test: cst.BaseExpression, resolve: Resolve, target: Target) -> str | None:
+    """Why `test` already picks the target device, or None."""
+    for named in _names(test):
+        name = _spelled(named, resolve)
+        if target.device_type in _words(name):
+            return f"it tests {name}"
+    for node in _walk(test):
+        if isinstance(node, cst.Call) and dotted_name(node.func) == "hasattr":
+            values = [string_value(arg.value) for arg in node.args]
+            if target.device_type in values:
+                return f'it tests hasattr(..., "{target.device_type}")'
+        if isinstance(node, cst.Comparison):
+            for value in _strings(node):
+                if _is_target_value(value, target):
+                    return f'it compares with "{value}"'
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("startswith", "endswith")
+            and any(_is_target_value(v, target) for v in _strings(node))
+        ):
+            return f"it tests .{node.func.attr.value}() with the {target.device_type}"
+    return None
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+def _walk_unless(node: cst.CSTNode, skip: Callable[[cst.CSTNode], bool]) -> Iterator[cst.CSTNode]:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if skip(current):
+            continue
+        yield current
+        stack.extend(current.children)
+
+
+def _names_target(node: cst.CSTNode, target: Target) -> bool:
+    """A comparison that already accepts the target (`x in ["cuda", "npu"]`): its "cuda" is
+    no CUDA code left behind."""
+    return isinstance(node, cst.Comparison) and any(
+        _is_target_value(value, target) for value in _strings(node)
+    )
+
+
+def _chain(node: cst.If) -> Iterator[cst.If]:
+    current: cst.If | cst.Else | None = node
+    while isinstance(current, cst.If):
+        yield current
+        current = current.orelse
+
+
+def _compares_with_source(test: cst.BaseExpression, target: Target) -> bool:
+    source = target.source_device_type
+    for node in _walk(test):
+        if isinstance(node, cst.Comparison):
+            for value in _strings(node):
+                if value.split(":", 1)[0] == source:
+                    return True
+    return False
+
+
+def _tests_source(test: cst.BaseExpression, resolve: Resolve, target: Target) -> bool:
+    """`torch.cuda.is_available()`, `torch.version.cuda`, `x == "cuda"` and the like."""
+    source = target.source_device_type
+    for node in _names(test):
+        name = resolve(node)
+        if name is not None and name.startswith("torch.") and source in name.split("."):
+            return True
+    return _compares_with_source(test, target)
+
+
+def _cuda_feature(test: cst.BaseExpression, resolve: Resolve, target: Target) -> str | None:
+    """A setting named for a CUDA feature beside the device test (`config.enable_cuda_graph`)."""
+    source = target.source_device_type
+    for node in _names(test):
+        name = _spelled(node, resolve)
+        words = _words(name.rsplit(".", 1)[-1])
+        if source in words and len(words) > 1 and not name.startswith("torch."):
+            return name
+    return None
+
+
+def _raises_only(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    found = False
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Raise):
+                    found = True
+                elif not isinstance(small, cst.Expr):
+                    return False
+        elif isinstance(statement, cst.SimpleStatementSuite):
+            found = found or any(isinstance(s, cst.Raise) for s in statement.body)
+        else:
+            return False
+    return found
+
+
+def _says_only_on_source(node: cst.CSTNode) -> bool:
+    return any(_ONLY_ON_SOURCE.search(value) for value in _strings(node))
+
+
+def _leading_comments(node: cst.If) -> str:
+    return "\n".join(line.comment.value for line in node.leading_lines if line.comment)
+
+
+def cuda_only_work(node: cst.CSTNode, resolve: Resolve, target: Target) -> str | None:
+    """What in `node` only works on CUDA, or None."""
+    for found in _walk(node):
+        if isinstance(found, cst.Call):
+            name = resolve(found.func)
+            if name in _CUDA_EXTENSION_CALLS:
+                return f"it builds a CUDA extension ({name.rsplit('.', 1)[-1]})"
+        elif isinstance(found, (cst.Import, cst.ImportFrom)):
+            module = _imported_module(found)
+            if module is not None and _cuda_only_module(module, target):
+                return f"it imports the CUDA-only {module}"
+        elif isinstance(found, (cst.Name, cst.Attribute)):
+            name = resolve(found)
+            if name == f"torch.version.{target.source_device_type}":
+                return f"it reads torch.version.{target.source_device_type}"
+    for value in _strings(node):
+        if value.endswith((".cu", ".cuh")):
+            return f"it compiles {value}"
+        if value.split("=")[0].split(">")[0].split("<")[0].strip() in CUDA_ONLY_PACKAGES:
+            return f"it needs the CUDA-only {value}"
+    return None
+
+
+def _imported_module(node: cst.Import | cst.ImportFrom) -> str | None:
+    if isinstance(node, cst.Import):
+        names = [dotted_name(alias.name) or "" for alias in node.names]
+        return next((name for name in names if name), None)
+    module = dotted_name(node.module) if node.module is not None else ""
+    if not module and not isinstance(node.names, cst.ImportStar):
+        module = next((dotted_name(alias.name) or "" for alias in node.names), "")
+    return module or None
+
+
+def _cuda_only_module(module: str, target: Target) -> bool:
+    parts = module.lstrip(".").split(".")
+    if parts[0] in CUDA_ONLY_PACKAGES:
+        return True
+    source = target.source_device_type
+    return any(source in part.lower() and part.lower() != source for part in parts) or (
+        parts[-1].lower() in (f"{source}_kernels", f"{source}_ops", "_C")
+    )
+
+
+def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None:
+    """Whether device rules must leave `node` (an `if` chain or an `assert`) alone, and why."""
+    if isinstance(node, cst.Assert):
+        if _compares_with_source(node.test, target) and _equality_only(node.test):
+            return Region(Kind.CUDA_ONLY, f"it asserts the device is {target.source_device_type}")
+        return None
+    if not isinstance(node, cst.If):
+        return None
+    for link in _chain(node):
+        why = npu_aware_test(link.test, resolve, target)
+        if why is not None:
+            return Region(Kind.NPU_AWARE, why)
+    tests_source = any(_tests_source(link.test, resolve, target) for link in _chain(node))
+    if not tests_source:
+        return None
+    if _ONLY_ON_SOURCE.search(_leading_comments(node)):
+        return Region(Kind.CUDA_ONLY, "its comment or message says so")
+    if (
+        _compares_with_source(node.test, target)
+        and _raises_only(node.body)
+        and (_says_only_on_source(node.body) or _negated(node.test))
+    ):
+        return Region(Kind.CUDA_ONLY, "it raises unless the device is CUDA")
+    for link in _chain(node):
+        feature = _cuda_feature(link.test, resolve, target)
+        if feature is not None and _compares_with_source(link.test, target):
+            return Region(Kind.CUDA_ONLY, f"it also tests {feature}")
+    for link in _chain(node):
+        if _tests_source(link.test, resolve, target):
+            why = cuda_only_work(link.body, resolve, target) or cuda_only_work(
+                link.test, resolve, target
+            )
+            if why is not None:
+                return Region(Kind.CUDA_ONLY, why)
+    return None
+
+
+def _equality_only(test: cst.BaseExpression) -> bool:
+    """`x == "cuda"` (or an `and` of such): not a membership test like `x in ["cpu", "cuda"]`."""
+    for node in _walk(test):
+        if isinstance(node, cst.ComparisonTarget) and isinstance(
+            node.operator, (cst.In, cst.NotIn)
+        ):
+            return False
+    return True
+
+
+def _negated(test: cst.BaseExpression) -> bool:
+    return any(
+        isinstance(node, cst.ComparisonTarget) and isinstance(node.operator, cst.NotEqual)
+        for node in _walk(test)
+    )
+
+
+def mentions_source(node: cst.CSTNode, target: Target) -> bool:
+    """Whether `node` names the source device or backend at all (else nothing was left)."""
+    source = {target.source_device_type, target.source_dist_backend}
+    for found in _walk_unless(node, lambda inner: _names_target(inner, target)):
+        if isinstance(found, cst.Name) and source & _words(found.value):
+            return True
+        if isinstance(found, cst.SimpleString) and any(s in found.value.lower() for s in source):
+            return True
+    return False
