@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_PENDING = 1
 EXIT_ERROR = 2
+PATCHERS = ("auto", "mx-driving", "none")
 PROGRESS_THRESHOLD = 20
 DEFAULT_STDIN_NAME = "stdin.py"
 
@@ -222,8 +223,10 @@ class _Request:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     entries: tuple[Path, ...]
+    no_entries: tuple[Path, ...]
     exclude: tuple[str, ...]
     transfer: bool | None
+    patcher: str | None
     annotate: bool | None
     stdin_name: str | None
     cache: bool
@@ -267,10 +270,12 @@ _CONFIG_KEYS = {
     "select": ("select", "select_", "--select"),
     "ignore": ("ignore", "ignore", "--ignore"),
     "entry": ("entry", "entries", "--entry"),
+    "no-entry": ("no_entry", "no_entries", "--no-entry"),
     "profile": ("profile", "profile_name", "--profile"),
     "exclude": ("exclude", "exclude", "--exclude"),
     "annotate": ("annotate", "annotate", "--annotate"),
     "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
+    "patcher": ("patcher", "patcher", "--patcher"),
 }
 _FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
 _META = "npu_migrator.config"
@@ -390,6 +395,14 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     help="Treat FILE as an entry script (repeatable); default: detected.",
 )
 @click.option(
+    "--no-entry",
+    "no_entries",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Never set up FILE as an entry script, even when launched or detected (repeatable).",
+)
+@click.option(
     "--exclude",
     multiple=True,
     metavar="GLOB",
@@ -400,6 +413,13 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "transfer",
     default=None,
     help="Add the transfer_to_npu safety net to entry scripts (default: on).",
+)
+@click.option(
+    "--patcher",
+    type=click.Choice(PATCHERS),
+    default=None,
+    help="mx_driving's default patcher at entries: 'auto' (default: where the project "
+    "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
     "--annotate/--no-annotate",
@@ -461,8 +481,10 @@ def migrate_command(
     select_: tuple[str, ...],
     ignore: tuple[str, ...],
     entries: tuple[Path, ...],
+    no_entries: tuple[Path, ...],
     exclude: tuple[str, ...],
     transfer: bool | None,
+    patcher: str | None,
     annotate: bool | None,
     stdin_name: str | None,
     no_cache: bool,
@@ -507,7 +529,8 @@ def migrate_command(
     )
     request = _Request(
         path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
-        exclude, transfer, annotate, stdin_name or DEFAULT_STDIN_NAME if stdin else None,
+        no_entries, exclude, transfer, patcher, annotate,
+        stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
         layered.config, layered.error, from_config,
     )  # fmt: skip
@@ -530,9 +553,38 @@ def _entry_points(
         try:
             found.append(full.relative_to(root).as_posix())
         except ValueError:
-            if origin == "--entry":
-                raise _Failure(f"--entry: {entry}: must be inside {root}") from None
+            if origin.startswith("--"):
+                raise _Failure(f"{origin}: {entry}: must be inside {root}") from None
     return tuple(found)
+
+
+def _configured_entries(
+    request: _Request, root: Path, key: str, given: Sequence[Path]
+) -> tuple[str, ...]:
+    if key in request.from_config:
+        config = request.config
+        return _entry_points(root, given, config.where(key), config.folder)
+    return _entry_points(root, given, _FLAGS[key])
+
+
+def _patcher(request: _Request, profile: Profile) -> str:
+    """The patcher the run applies: the flag or key, else the profile's, else "auto".
+
+    Asking for mx_driving without transfer_to_npu is an error: importing mx_driving
+    imports transfer_to_npu itself."""
+    chosen = request.patcher or "auto"
+    if chosen not in PATCHERS:
+        raise _Failure(f"{request.origin('patcher')}: unknown patcher {chosen!r} "
+                       f"(known: {', '.join(PATCHERS)})")  # fmt: skip
+    if chosen == "mx-driving" and request.transfer is False:
+        raise _Failure(
+            f"{request.origin('patcher')} mx-driving cannot go with "
+            f"{request.origin('transfer-to-npu')} off: importing mx_driving imports "
+            "transfer_to_npu"
+        )
+    if chosen == "auto" and profile.patcher is not None:
+        return profile.patcher
+    return chosen
 
 
 def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
@@ -560,11 +612,15 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
             raise _Failure(f"{request.origin(key)}: {error}") from None
     codes = tuple(rule.code for rule in select(profile_rules, selected, ignored, loaded.codes))
     step_codes = tuple(step.code for step in select(profile.steps, selected, ignored, loaded.codes))
-    if "entry" in request.from_config:
-        entries = _entry_points(root, request.entries, config.where("entry"), config.folder)
-    else:
-        entries = _entry_points(root, request.entries, "--entry")
-    options = RuleOptions(entry_points=entries, transfer_to_npu=request.transfer is not False)
+    entries = _configured_entries(request, root, "entry", request.entries)
+    no_entries = _configured_entries(request, root, "no-entry", request.no_entries)
+    options = RuleOptions(
+        entry_points=entries,
+        transfer_to_npu=request.transfer is not False,
+        no_entry_points=no_entries,
+        patcher=_patcher(request, profile),
+        device_entries=profile.device_entries,
+    )
     settings = Settings(
         TARGETS[request.target_name], codes, options, full=request.full,
         annotate=bool(request.annotate), step_codes=step_codes,

@@ -32,6 +32,11 @@ PROFILES = (
         packages=("target_dit4dit",),
         detect=detect,
         steps=STEPS,
+        # DiT4DiT's hand port applies mx_driving's default patcher, mmcv or not.
+        patcher="mx-driving",
+        # Its hand port sets up training/train.py only; the serving and evaluation
+        # scripts are reported.
+        device_entries=False,
     ),
 )
 
