@@ -21,7 +21,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.core.project import DEVICE_KEY, DeviceSetting, Entry, Import, Pin, ProjectView
 from migrator.formats import requirements, shell
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
 from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
@@ -36,7 +36,7 @@ else:
 MAX_BYTES = 1 << 20
 MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
 PINNED = frozenset({"torch", "torchvision", "torchaudio", "torch-npu"})
-DEVICE_KEYS = re.compile(r"^(?:device|\w+_device|map_location)$")
+DEVICE_KEYS = DEVICE_KEY
 CUDA_DEVICE = re.compile(r"^cuda(?::\d+)?$")
 
 # A line that may import one of them; the ast then says whether it really does.

@@ -52,6 +52,10 @@ class Plan:
         return self.settings.options
 
 
+# The rule that migrates the project view's device settings (config-device-value).
+CONFIG_DEVICE_RULE = "NPU120"
+
+
 def plan(
     path: Path,
     settings: Settings,
@@ -64,7 +68,9 @@ def plan(
     tree = walk(path, exclude, exclude_base)
     # Facts about the whole project, once, before the per-file passes: they travel to the
     # workers (and into the cache's run key) inside the settings.
-    settings = replace(settings, project=build_project(tree.root, tree.files))
+    view = build_project(tree.root, tree.files)
+    view = replace(view, migrates_device_settings=CONFIG_DEVICE_RULE in settings.rule_codes)
+    settings = replace(settings, project=view)
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 
