@@ -48,6 +48,7 @@ _WORK_WORDS = re.compile(
 _TRAINING_METHODS = frozenset({"fit", "train", "run_training"})
 _TRAINER_RECEIVER = re.compile(r"trainer|runner|strategy")
 _MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
+_BUILD_MODULES = ("torch.utils.cpp_extension", "torch.utils.ffi")
 _CAUGHT = "(ImportError, RuntimeError, OSError)"
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 _MARK = "Added by the migration (entry-point-setup)"
@@ -214,7 +215,9 @@ class EntryPointSetup(PythonRule):
       `init_process_group`, `deepspeed.initialize`, `trainer.fit(...)`, `.cuda()`, as
       nanoGPT's `train.py`. Such a script, like a named entry without a main block, gets the
       patcher applied at the top, right after the imports (its top-level code is the work).
-    A module that is only imported never gets set-up code.
+    A module that is only imported never gets set-up code, nor does a build script
+    (`setup.py`, a module importing setuptools, distutils or `torch.utils.cpp_extension`):
+    it compiles on the host and must not load the device runtime.
 
     The patcher (`--patcher`, `RuleOptions.patcher`): mx_driving's default patcher patches
     mmcv / mmdet / mmdet3d ops and wraps `torch.Tensor.__getitem__` and `torch.matmul`
@@ -467,6 +470,9 @@ class EntryPointSetup(PythonRule):
             return None
         if options.entry_points:
             return "named with --entry" if path in _named(options) else None
+        if self._builds():
+            # setup.py / build.py compile extensions on the host: never an entry.
+            return None
         if self._main is None and self._top_level_trains:
             # A script that trains or reaches the device at import (no main block), as
             # nanoGPT's train.py does.
@@ -497,6 +503,18 @@ class EntryPointSetup(PythonRule):
             f"if it runs on the {self.target.name}, name it with --entry to set it up",
         )
         return None
+
+    def _builds(self) -> bool:
+        """A build script: setup.py, or a module importing setuptools / distutils /
+        torch.utils.cpp_extension / torch.utils.ffi."""
+        if PurePosixPath(self.ctx.path).name == "setup.py":
+            return True
+        return any(
+            (value or "").split(".", 1)[0] in ("setuptools", "distutils")
+            or (value or "").startswith(_BUILD_MODULES)
+            for values in self.ctx.bindings.names.values()
+            for value in values
+        )
 
     def _uses_torch(self) -> bool:
         return any(
