@@ -73,6 +73,14 @@ class ConfigDeviceValue(TextRule):
         Example("device: auto\nname: cuda\n", path="config.yaml"),
     )
 
+    @classmethod
+    def may_act_on(cls, text: str) -> bool:
+        # A device key with a CUDA value, or Lightning's accelerator; most configs have
+        # neither and are not read.
+        return ("cuda" in text and ("device" in text or "map_location" in text)) or (
+            "accelerator:" in text or '"accelerator"' in text or "accelerator =" in text
+        )
+
     def apply(self, text: str) -> str:
         if not _QUICK.search(text):
             return text

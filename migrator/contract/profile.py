@@ -57,6 +57,9 @@ class Profile:
     # False where the profile's hand port sets up only its training entries: main blocks
     # that only use the device are then reported (`RuleOptions.device_entries`).
     device_entries: bool = True
+    # Generic rule codes the profile leaves out (its projects have nothing for them, and
+    # its output is pinned byte for byte).
+    leaves_out: tuple[str, ...] = ()
 
 
 GENERIC = Profile(
