@@ -43,6 +43,7 @@ EXIT_WRITE = 3
 EXIT_INTERNAL = 70
 # Interrupted by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143 SIGTERM).
 EXIT_SIGNAL_BASE = 128
+PATCHERS = ("auto", "mx-driving", "none")
 PROGRESS_THRESHOLD = 20
 DEFAULT_STDIN_NAME = "stdin.py"
 
@@ -230,8 +231,10 @@ class _Request:
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     entries: tuple[Path, ...]
+    no_entries: tuple[Path, ...]
     exclude: tuple[str, ...]
     transfer: bool | None
+    patcher: str | None
     annotate: bool | None
     stdin_name: str | None
     cache: bool
@@ -276,11 +279,13 @@ _CONFIG_KEYS = {
     "select": ("select", "select_", "--select"),
     "ignore": ("ignore", "ignore", "--ignore"),
     "entry": ("entry", "entries", "--entry"),
+    "no-entry": ("no_entry", "no_entries", "--no-entry"),
     "profile": ("profile", "profile_name", "--profile"),
     "exclude": ("exclude", "exclude", "--exclude"),
     "annotate": ("annotate", "annotate", "--annotate"),
     "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
     "torch-npu": ("torch_npu", "torch_npu", "--torch-npu"),
+    "patcher": ("patcher", "patcher", "--patcher"),
 }
 _FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
 _META = "npu_migrator.config"
@@ -400,6 +405,14 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     help="Treat FILE as an entry script (repeatable); default: detected.",
 )
 @click.option(
+    "--no-entry",
+    "no_entries",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Never set up FILE as an entry script, even when launched or detected (repeatable).",
+)
+@click.option(
     "--exclude",
     multiple=True,
     metavar="GLOB",
@@ -410,6 +423,13 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "transfer",
     default=None,
     help="Add the transfer_to_npu safety net to entry scripts (default: on).",
+)
+@click.option(
+    "--patcher",
+    type=click.Choice(PATCHERS),
+    default=None,
+    help="mx_driving's default patcher at entries: 'auto' (default: where the project "
+    "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
     "--annotate/--no-annotate",
@@ -479,8 +499,10 @@ def migrate_command(
     select_: tuple[str, ...],
     ignore: tuple[str, ...],
     entries: tuple[Path, ...],
+    no_entries: tuple[Path, ...],
     exclude: tuple[str, ...],
     transfer: bool | None,
+    patcher: str | None,
     annotate: bool | None,
     torch_npu: str | None,
     stdin_name: str | None,
@@ -526,7 +548,8 @@ def migrate_command(
     )
     request = _Request(
         path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
-        exclude, transfer, annotate, stdin_name or DEFAULT_STDIN_NAME if stdin else None,
+        no_entries, exclude, transfer, patcher, annotate,
+        stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
         layered.config, layered.error, from_config, torch_npu,
     )  # fmt: skip
@@ -573,9 +596,38 @@ def _entry_points(
         try:
             found.append(full.relative_to(root).as_posix())
         except ValueError:
-            if origin == "--entry":
-                raise _Failure(f"--entry: {entry}: must be inside {root}") from None
+            if origin.startswith("--"):
+                raise _Failure(f"{origin}: {entry}: must be inside {root}") from None
     return tuple(found)
+
+
+def _configured_entries(
+    request: _Request, root: Path, key: str, given: Sequence[Path]
+) -> tuple[str, ...]:
+    if key in request.from_config:
+        config = request.config
+        return _entry_points(root, given, config.where(key), config.folder)
+    return _entry_points(root, given, _FLAGS[key])
+
+
+def _patcher(request: _Request, profile: Profile) -> str:
+    """The patcher the run applies: the flag or key, else the profile's, else "auto".
+
+    Asking for mx_driving without transfer_to_npu is an error: importing mx_driving
+    imports transfer_to_npu itself."""
+    chosen = request.patcher or "auto"
+    if chosen not in PATCHERS:
+        raise _Failure(f"{request.origin('patcher')}: unknown patcher {chosen!r} "
+                       f"(known: {', '.join(PATCHERS)})")  # fmt: skip
+    if chosen == "mx-driving" and request.transfer is False:
+        raise _Failure(
+            f"{request.origin('patcher')} mx-driving cannot go with "
+            f"{request.origin('transfer-to-npu')} off: importing mx_driving imports "
+            "transfer_to_npu"
+        )
+    if chosen == "auto" and profile.patcher is not None:
+        return profile.patcher
+    return chosen
 
 
 def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
@@ -603,11 +655,15 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
             raise _Failure(f"{request.origin(key)}: {error}") from None
     codes = tuple(rule.code for rule in select(profile_rules, selected, ignored, loaded.codes))
     step_codes = tuple(step.code for step in select(profile.steps, selected, ignored, loaded.codes))
-    if "entry" in request.from_config:
-        entries = _entry_points(root, request.entries, config.where("entry"), config.folder)
-    else:
-        entries = _entry_points(root, request.entries, "--entry")
-    options = RuleOptions(entry_points=entries, transfer_to_npu=request.transfer is not False)
+    entries = _configured_entries(request, root, "entry", request.entries)
+    no_entries = _configured_entries(request, root, "no-entry", request.no_entries)
+    options = RuleOptions(
+        entry_points=entries,
+        transfer_to_npu=request.transfer is not False,
+        no_entry_points=no_entries,
+        patcher=_patcher(request, profile),
+        device_entries=profile.device_entries,
+    )
     from migrator.core.project import EMPTY
     from migrator.data.release import UnknownRelease, resolve
 

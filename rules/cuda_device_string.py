@@ -121,6 +121,34 @@ def _source_key(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _config_key(node: cst.BaseExpression) -> str | None:
+    """The config key a compared value is read by: `config["device"]`, `cfg.run.device`,
+    `self.device.type`, `str(args.device)`, `cfg.get("device")` -> "device"; None for a
+    bare name or anything else (its source is unknown)."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "str"
+        and len(node.args) == 1
+    ):
+        node = node.args[0].value
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":
+        node = node.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        return string_value(index.value) if isinstance(index, cst.Index) else None
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and node.args
+    ):
+        return string_value(node.args[0].value)
+    return None
+
+
 class CudaDeviceString(StringPositionRule):
     """Point device strings at the NPU where the code uses them as a device.
 
@@ -148,7 +176,11 @@ class CudaDeviceString(StringPositionRule):
       so code that decides on its own (`fused = available and device_type == "cuda"`) follows
       (see below for values from outside the file).
 
-    A comparison whose compared value may come from outside the file's own literals (a
+    A comparison whose value is read by a config key (`config["device"] == "cuda"`,
+    `self.device.type == "cuda"`, `cfg.run.device`) that names device settings NPU120
+    migrates in this run's configs (the project view) is rewritten to the NPU alone, so code
+    and config agree. Otherwise, a comparison whose compared value may come from outside the
+    file's own literals (a
     parameter, `self.device = torch.device(cfg.run.device)`, a config or argparse value, a
     tensor's device) is made to accept both, marked for review, since a shipped config or a
     caller may still say "cuda" (which `transfer_to_npu` maps at run time):
@@ -301,6 +333,9 @@ class CudaDeviceString(StringPositionRule):
                 isinstance(operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn))
                 and self.names_thing_in(left)
                 and key not in literal_names
+                # Read from a config key whose values this run migrates too (the project
+                # view): both sides move to the NPU, so the plain rewrite keeps them agreeing.
+                and _config_key(left) not in self.ctx.project.config_device_keys()
             ):
                 literal = self._source_literal(compared, operator)
                 if literal is not None:

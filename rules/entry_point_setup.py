@@ -14,6 +14,8 @@ from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
 from migrator.core.model import Safety
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
 from migrator.formats.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
@@ -37,7 +39,16 @@ _TRAINING_CALLS = frozenset(
 )
 # The last names of the working calls and methods: code that calls one spells it, as its
 # attribute or in the import that binds it (`from torch.autograd import backward as bw`).
-_WORK_WORDS = re.compile(r"\b(?:backward|step|initialize|init_process_group)\b")
+_WORK_WORDS = re.compile(
+    r"\b(?:backward|step|initialize|init_process_group|cuda|fit|train|run_training)\b"
+)
+# Methods that run training on an object built elsewhere (`trainer.fit(model)`,
+# `runner.train()`, `strategy.run_training(...)`), when the receiver's name says what it is:
+# `model.train()` only switches a module to training mode.
+_TRAINING_METHODS = frozenset({"fit", "train", "run_training"})
+_TRAINER_RECEIVER = re.compile(r"trainer|runner|strategy")
+_MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
+_BUILD_MODULES = ("torch.utils.cpp_extension", "torch.utils.ffi")
 _CAUGHT = "(ImportError, RuntimeError, OSError)"
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 _MARK = "Added by the migration (entry-point-setup)"
@@ -180,32 +191,46 @@ class EntryPointSetup(PythonRule):
     indented one). Every name comes from the target.
 
     Entries: with `--entry FILE` (`RuleOptions.entry_points`, paths relative to the
-    project root) exactly the named files are entries. Otherwise a file is an entry when
-    it has an `if __name__ == "__main__":` block and it trains: the module calls
-    `.backward(...)` or `<optimizer>.step()`, builds `torch.optim.<Optimizer>`, an
-    `accelerate.Accelerator` or `DeepSpeedPlugin`, a `*Trainer`, calls
-    `deepspeed.initialize`, `torch.distributed.init_process_group`, wraps a model in
-    DDP/FSDP; or its main block calls a function imported from a training module
-    (a module path with "train" in it, e.g. `from pkg.train import main`). A main block
-    that uses torch on a device (a "cuda"/device string, `.cuda()`, `torch.cuda.*`) but
-    shows no training (an evaluation or serving script) is reported, not changed: name it
-    with `--entry` to set it up. A file without a main block is an entry when its
-    module-level code (outside any function or class) does the training's work: calls
-    `.backward()`, `<optimizer>.step()`, `init_process_group` or `deepspeed.initialize`
-    (building an optimizer or an Accelerator at import is not enough): a script whose
-    training loop runs at import, as nanoGPT's `train.py`. Such a script, like a named entry
-    without a main block, gets the patcher applied at the top, right after the imports
-    (its top-level code is the work);
-    the engine only offers it to this rule if it contains one of the tokens
-    ("__main__", "def main(", ".backward(", "Accelerator(", "Trainer(",
-    "init_process_group", "deepspeed.initialize"); one with none of them is left alone
-    by both engine paths.
+    project root) exactly the named files are entries; `--no-entry FILE` is never one.
+    Otherwise a file is an entry, and the report says why, when:
+    - it has an `if __name__ == "__main__":` block and it trains: the module calls
+      `.backward(...)` or `<optimizer>.step()`, builds `torch.optim.<Optimizer>`, an
+      `accelerate.Accelerator` or `DeepSpeedPlugin`, a `*Trainer`, calls
+      `deepspeed.initialize`, `torch.distributed.init_process_group`, wraps a model in
+      DDP/FSDP, calls `.fit(`/`.train(`/`.run_training(` on an object whose name says
+      trainer, runner or strategy (`trainer = hydra.utils.instantiate(cfg.trainer)` then
+      `trainer.fit(model)`; `runner.train()`; not `model.train()`); or its main block calls
+      a function imported from a training module (`from pkg.train import main`) or its own
+      `train*()` function;
+    - a launch command of the project runs it (the project view: shell scripts, README
+      shell blocks, Makefiles, `[project.scripts]`, `console_scripts`; `python -m pkg.train`
+      counts though other modules import it too), it uses torch and it runs something
+      (a main block or a top-level call); a package's `__init__.py` never;
+    - its main block puts something on the device (`.cuda()`, a "cuda" device string as
+      in `pipe.to("cuda")` or a `device="cuda"` default, `torch.cuda.*`): an evaluation,
+      inference or data-preparation script needs the runtime imported too. A profile
+      whose hand port sets up only training (dit4dit) reports these instead;
+    - it has no main block and its module-level code (outside any function or class) does
+      the training's work or reaches the device: `.backward()`, `<optimizer>.step()`,
+      `init_process_group`, `deepspeed.initialize`, `trainer.fit(...)`, `.cuda()`, as
+      nanoGPT's `train.py`. Such a script, like a named entry without a main block, gets the
+      patcher applied at the top, right after the imports (its top-level code is the work).
+    A module that is only imported never gets set-up code, nor does a build script
+    (`setup.py`, a module importing setuptools, distutils or `torch.utils.cpp_extension`):
+    it compiles on the host and must not load the device runtime.
+
+    The patcher (`--patcher`, `RuleOptions.patcher`): mx_driving's default patcher patches
+    mmcv / mmdet / mmdet3d ops and wraps `torch.Tensor.__getitem__` and `torch.matmul`
+    globally, so with `auto` (the default) it is added only where the project imports
+    mmcv, mmdet or mmdet3d (the project view), or where the profile asks (dit4dit);
+    `mx-driving` adds it to every entry, `none` to none.
 
     Already migrated: a file that imports the runtime, the safety net or the patcher's
     package anywhere (by hand or from an earlier run) is left alone, so the block is never
     injected twice. `--no-transfer-to-npu` (`RuleOptions.transfer_to_npu=False`) leaves out
     the safety net and also the patcher, because importing mx_driving imports
-    transfer_to_npu itself; that omission is reported.
+    transfer_to_npu itself; where the patcher was wanted that omission is reported (asking
+    for both on the command line is a usage error).
 
     Why: transfer_to_npu is the safety net behind the static migration: it maps the
     remaining `torch.cuda.*` calls, "cuda" device arguments and `init_process_group("nccl")`
@@ -228,7 +253,8 @@ class EntryPointSetup(PythonRule):
     code = "NPU030"
     name = "entry-point-setup"
     summary = (
-        "Entry scripts import torch_npu, transfer_to_npu and apply the mx_driving patcher first."
+        "Entry scripts import torch_npu and transfer_to_npu first (mx_driving's patcher in mmcv "
+        "projects)."
     )
     safety = Safety.REVIEW
     whole_module = True
@@ -245,12 +271,21 @@ class EntryPointSetup(PythonRule):
         "Trainer(",
         "init_process_group",
         "deepspeed.initialize",
+        ".cuda(",
+        ".fit(",
+        ".train(",
+        "run_training",
     )
 
     @classmethod
-    def always_for(cls, path: str, options: RuleOptions) -> bool:
-        # A file named with --entry is set up even when it has none of the tokens.
-        return path in _named(options)
+    def always_for(
+        cls, path: str, options: RuleOptions, project: ProjectView = EMPTY_PROJECT
+    ) -> bool:
+        # A file named with --entry, or one a launch command of the project runs, is set up
+        # even when it has none of the tokens.
+        if path in _named(options):
+            return True
+        return not options.entry_points and project.entry(path) is not None
 
     @classmethod
     def may_act_on_module(
@@ -270,29 +305,21 @@ class EntryPointSetup(PythonRule):
             '"""Train."""\nimport torch\n\n\ndef main():\n    loss = torch.ones(1)\n'
             '    loss.backward()\n\n\nif __name__ == "__main__":\n    main()\n',
             '"""Train."""\n\n'
-            "# Added by the migration (entry-point-setup): the npu runtime, its safety net "
-            "and the\n"
-            "# mx_driving patcher load before anything builds a device, an accelerator or a "
-            "process\n"
-            "# group. Where they are missing the script warns and runs without them.\n"
+            "# Added by the migration (entry-point-setup): the npu runtime and its safety "
+            "net load\n"
+            "# before anything builds a device, an accelerator or a process group. Where "
+            "they are\n"
+            "# missing the script warns and runs without them.\n"
             "try:\n"
             "    import torch_npu  # noqa: F401\n"
             "    import torch_npu.contrib.transfer_to_npu  # noqa: F401\n"
-            "    from mx_driving.patcher import default_patcher_builder\n"
             "except (ImportError, RuntimeError, OSError) as error:\n"
             "    import warnings\n"
-            "    default_patcher_builder = None\n"
             '    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", '
             "stacklevel=1)\n"
             "# End of the migration's set-up.\n\n"
             "import torch\n\n\ndef main():\n    loss = torch.ones(1)\n"
             '    loss.backward()\n\n\nif __name__ == "__main__":\n'
-            "    # Added by the migration (entry-point-setup): apply the mx_driving patches first, "
-            "as\n"
-            "    # entering `with default_patcher_builder.build():` does (its exit undoes "
-            "nothing).\n"
-            "    if default_patcher_builder is not None:\n"
-            "        default_patcher_builder.build().__enter__()\n"
             "    main()\n",
         ),
         Example(
@@ -310,12 +337,32 @@ class EntryPointSetup(PythonRule):
         self._trains: list[str] = []
         # Training signals in module-level code (outside any def/class): a script.
         self._top_level_trains: list[str] = []
-        self._uses_device = False
+        # How the module reaches the device (`calls .cuda()`), for a main block's reason.
+        self._device_use: str | None = None
+        self._local_functions: set[str] = set()
+        self._runs = False
         self._set_up = False
 
     # Collecting: main block, training signals, device use, earlier set-up -------------
     def visit_Module(self, node: cst.Module) -> None:
         self._top_level = {id(statement) for statement in node.body}
+        # A main block or a top-level call (`main()`, `fire.Fire(main)`): it runs.
+        self._runs = any(
+            (
+                isinstance(statement, cst.SimpleStatementLine)
+                and any(
+                    isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                    for small in statement.body
+                )
+            )
+            or (isinstance(statement, cst.If) and _is_main_guard(statement))
+            for statement in node.body
+        )
+        self._local_functions = {
+            statement.name.value
+            for statement in node.body
+            if isinstance(statement, cst.FunctionDef)
+        }
 
     def visit_If(self, node: cst.If) -> None:
         if self._main is None and id(node) in self._top_level and _is_main_guard(node):
@@ -361,27 +408,48 @@ class EntryPointSetup(PythonRule):
             signal = "the module calls .backward()"
         elif method == "step" and receiver and "optim" in receiver.rsplit(".", 1)[-1].lower():
             signal = f"the module calls {receiver}.step()"
+        elif (
+            method in _TRAINING_METHODS
+            and receiver
+            and _TRAINER_RECEIVER.search(receiver.rsplit(".", 1)[-1].lower())
+        ):
+            signal = f"the module calls {receiver}.{method}()"
         elif self._in_main and name is not None and _from_training_module(name):
             signal = f"the main block calls {name}"
+        elif (
+            self._in_main
+            and isinstance(node.func, cst.Name)
+            and node.func.value in self._local_functions
+            and "train" in node.func.value.lower()
+        ):
+            signal = f"the main block calls its own {node.func.value}()"
         if signal is not None:
             self._trains.append(signal)
             working = (
                 method == "backward"
                 or name in _WORKING_CALLS
                 or (method == "step" and signal.endswith(".step()"))
+                or method in _TRAINING_METHODS
             )
             if working and not self.names.depth and not self._in_main:
                 self._top_level_trains.append(signal.replace("the module", "its top-level code"))
-        devices = (self.target.source_device_type, self.target.device_type)
-        if method in devices or (
-            name is not None and any(name.startswith(f"torch.{d}") for d in devices)
-        ):
-            self._uses_device = True
+        devices = self._devices()
+        use: str | None = None
+        if method in devices:
+            use = f"calls .{method}()"
+            if not self.names.depth and not self._in_main and method == devices[0]:
+                self._top_level_trains.append("its top-level code calls .cuda()")
+        elif name is not None and any(name.startswith(f"torch.{d}.") for d in devices):
+            use = f"calls {name}"
+        if use is not None and self._device_use is None:
+            self._device_use = use
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         value = string_value(node)
-        if value is not None and any(retarget_device(value, d, d) for d in self._devices()):
-            self._uses_device = True
+        if value is None or self._device_use is not None:
+            return
+        if any(retarget_device(value, d, d) for d in self._devices()):
+            self._device_use = f"names the device {value!r}"
 
     def _devices(self) -> tuple[str, str]:
         return (self.target.source_device_type, self.target.device_type)
@@ -390,43 +458,88 @@ class EntryPointSetup(PythonRule):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self._set_up:
             return updated_node
-        named = self.ctx.options.entry_points
-        if named:
-            if self.ctx.path not in _named(self.ctx.options):
-                return updated_node
-            reason = "named with --entry"
-        elif self._main is None:
-            if not self._top_level_trains:
-                return updated_node
-            # A script that trains at import (no main block), as nanoGPT's train.py does.
-            reason = f"a script: {self._top_level_trains[0]}"
-        elif not self._trains:
-            self._report_device_script()
+        reason = self._entry_reason()
+        if reason is None:
             return updated_node
-        else:
-            reason = f"a main block, and {self._trains[0]}"
         return self._set_up_entry(original_node, updated_node, reason)
 
-    def _report_device_script(self) -> None:
-        assert self._main is not None
-        uses_torch = any(
+    def _entry_reason(self) -> str | None:
+        """Why the file is an entry (a launch line or a construct), or None."""
+        options, path = self.ctx.options, self.ctx.path
+        if path in _paths(options.no_entry_points):
+            return None
+        if options.entry_points:
+            return "named with --entry" if path in _named(options) else None
+        if self._builds():
+            # setup.py / build.py compile extensions on the host: never an entry.
+            return None
+        if self._main is None and self._top_level_trains:
+            # A script that trains or reaches the device at import (no main block), as
+            # nanoGPT's train.py does.
+            return f"a script: {self._top_level_trains[0]}"
+        if self._main is not None and self._trains:
+            return f"a main block, and {self._trains[0]}"
+        device_script = self._device_use is not None and self._uses_torch()
+        launched = self.ctx.project.entry(path)
+        # A package's __init__ runs on every import of the package: never set up.
+        # A launched file that only defines things does nothing when run.
+        if (
+            launched is not None
+            and not path.endswith("__init__.py")
+            and self._runs
+            and (self._trains or device_script or self._uses_torch())
+        ):
+            return f"launched by {launched.reason}"
+        if self._main is None or not device_script:
+            return None
+        if options.device_entries:
+            # An evaluation, inference or data-preparation script: the device needs the
+            # runtime imported there too.
+            return f"a main block, and the module {self._device_use}"
+        self.warn(
+            self._main.test,
+            "a main block that runs torch on a device but shows no training: "
+            "not set up as an entry",
+            f"if it runs on the {self.target.name}, name it with --entry to set it up",
+        )
+        return None
+
+    def _builds(self) -> bool:
+        """A build script: setup.py, or a module importing setuptools / distutils /
+        torch.utils.cpp_extension / torch.utils.ffi."""
+        if PurePosixPath(self.ctx.path).name == "setup.py":
+            return True
+        return any(
+            (value or "").split(".", 1)[0] in ("setuptools", "distutils")
+            or (value or "").startswith(_BUILD_MODULES)
+            for values in self.ctx.bindings.names.values()
+            for value in values
+        )
+
+    def _uses_torch(self) -> bool:
+        return any(
             value == "torch" or (value or "").startswith("torch.")
             for values in self.ctx.bindings.names.values()
             for value in values
         )
-        if uses_torch and self._uses_device:
-            self.warn(
-                self._main.test,
-                "a main block that runs torch on a device but shows no training: "
-                "not set up as an entry",
-                f"if it runs on the {self.target.name}, name it with --entry to set it up",
-            )
+
+    def _patcher_reason(self) -> str | None:
+        """Why entries get mx_driving's default patcher, or None for no patcher."""
+        choice = self.ctx.options.patcher
+        if choice == "none":
+            return None
+        if choice != "auto":
+            return "asked for"
+        found = next((i for i in self.ctx.project.imports if i.package in _MM_PACKAGES), None)
+        return None if found is None else f"the project imports {found.package}"
 
     def _set_up_entry(self, original: cst.Module, updated: cst.Module, reason: str) -> cst.Module:
         target = self.target
         index = _insertion_index(original.body)
         anchor: cst.CSTNode = original.body[index] if index < len(original.body) else original
-        with_patcher = self.ctx.options.transfer_to_npu
+        safety_net = self.ctx.options.transfer_to_npu
+        wanted = self._patcher_reason() is not None
+        with_patcher = safety_net and wanted
         if with_patcher and target.patcher_name in self.ctx.bindings.names:
             self.warn(
                 anchor,
@@ -442,11 +555,13 @@ class EntryPointSetup(PythonRule):
             return updated
 
         apply_at_top = with_patcher and main is None
-        block = self._top_block(with_patcher, apply_at_top)
+        block = self._top_block(safety_net, with_patcher, apply_at_top)
         new_module = _splice(updated, index, block)
         pieces = [target.runtime_module]
+        if safety_net:
+            pieces.append(target.safety_net_module)
         if with_patcher:
-            pieces += [target.safety_net_module, f"{target.patcher_module}.{target.patcher_name}"]
+            pieces.append(f"{target.patcher_module}.{target.patcher_name}")
         self.edit(
             anchor,
             anchor,
@@ -455,7 +570,7 @@ class EntryPointSetup(PythonRule):
             "before anything builds a device, accelerator or process group"
             + ("; the patcher is applied right after them" if apply_at_top else ""),
         )
-        if not with_patcher:
+        if wanted and not with_patcher:
             self.warn(
                 anchor,
                 f"{target.patcher_module} left out: importing it loads "
@@ -479,20 +594,22 @@ class EntryPointSetup(PythonRule):
             )
         return new_module
 
-    def _top_block(self, with_patcher: bool, apply_at_top: bool) -> list[Statement]:
+    def _top_block(
+        self, safety_net: bool, with_patcher: bool, apply_at_top: bool
+    ) -> list[Statement]:
         target = self.target
         package = target.patcher_module.split(".", 1)[0]
         imports = [f"    import {target.runtime_module}  # noqa: F401"]
         fallback = []
         what = f"the {target.name} runtime loads"
+        if safety_net:
+            imports.append(f"    import {target.safety_net_module}  # noqa: F401")
+            what = f"the {target.name} runtime and its safety net load"
         if with_patcher:
-            imports += [
-                f"    import {target.safety_net_module}  # noqa: F401",
-                f"    from {target.patcher_module} import {target.patcher_name}",
-            ]
+            imports.append(f"    from {target.patcher_module} import {target.patcher_name}")
             fallback = [f"    {target.patcher_name} = None"]
             what = f"the {target.name} runtime, its safety net and the {package} patcher load"
-        subject, pronoun = ("they are", "them") if with_patcher else ("it is", "it")
+        subject, pronoun = ("they are", "them") if safety_net else ("it is", "it")
         comment = _wrap(
             f"{_MARK}: {what} before anything builds a device, an accelerator or a process "
             f"group. Where {subject} missing the script warns and runs without {pronoun}."
@@ -582,4 +699,8 @@ def _from_training_module(name: str) -> bool:
 
 
 def _named(options: RuleOptions) -> set[str]:
-    return {PurePosixPath(path).as_posix().removeprefix("./") for path in options.entry_points}
+    return _paths(options.entry_points)
+
+
+def _paths(paths: Sequence[str]) -> set[str]:
+    return {PurePosixPath(path).as_posix().removeprefix("./") for path in paths}

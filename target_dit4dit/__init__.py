@@ -32,6 +32,15 @@ PROFILES = (
         packages=("target_dit4dit",),
         detect=detect,
         steps=STEPS,
+        # DiT4DiT's hand port applies mx_driving's default patcher, mmcv or not.
+        patcher="mx-driving",
+        # Its hand port sets up training/train.py only; the serving and evaluation
+        # scripts are reported.
+        device_entries=False,
+        # No config of DiT4DiT names a CUDA device (its device choice lives in code and
+        # the accelerate/DeepSpeed configs), and its migrated tree is pinned byte for byte:
+        # config-device-value would only make more files candidates.
+        leaves_out=("NPU120",),
     ),
 )
 

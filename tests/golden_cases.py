@@ -64,6 +64,8 @@ class Case:
         return RuleOptions(
             entry_points=tuple(raw.get("entry_points", ())),
             transfer_to_npu=raw.get("transfer_to_npu", True),
+            no_entry_points=tuple(raw.get("no_entry_points", ())),
+            patcher=raw.get("patcher", "auto"),
         )
 
     @property

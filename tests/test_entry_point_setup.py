@@ -16,6 +16,7 @@ from migrator.engine.files import migrate_text
 from migrator.engine.python import migrate_python
 from migrator.engine.settings import Settings
 from rules.entry_point_setup import EntryPointSetup
+from tests.helpers import invoke
 
 SCRIPT = '''"""A training entry that builds its accelerator at import time."""
 import os
@@ -66,7 +67,7 @@ FAKES = {
 
 
 def _migrated() -> str:
-    settings = Settings(NPU, ("NPU030",), RuleOptions())
+    settings = Settings(NPU, ("NPU030",), RuleOptions(patcher="mx-driving"))
     result = migrate_text("train.py", SCRIPT.encode(), settings)
     assert result.new_data is not None, "the script must be recognised as an entry"
     return result.new_data.decode()
@@ -153,3 +154,60 @@ def test_a_named_entry_is_decided_by_its_name() -> None:
     tree = ast.parse(LIBRARY)
     assert EntryPointSetup.may_act_on_module(tree, LIBRARY, "train.py", options)
     assert not EntryPointSetup.may_act_on_module(tree, LIBRARY, "other.py", options)
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "project"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+LAUNCHED = {
+    "scripts/run.sh": "#!/bin/bash\nsrun python -m pkg.train --cfg a.yaml\n",
+    "pkg/__init__.py": "",
+    # Launched, but with no construct the rule would see: the launch line makes it an entry.
+    "pkg/train.py": "import torch\nfrom pkg.engine import loop\n\nloop(torch.ones(1))\n",
+    # Only imported: never set up, though it trains.
+    "pkg/engine.py": "def loop(x):\n    x.sum().backward()\n",
+}
+
+
+def test_launched_module_is_an_entry_and_an_imported_one_is_not(tmp_path: Path) -> None:
+    root = _project(tmp_path, LAUNCHED)
+    result = invoke(str(root), "--select", "NPU030", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    train = (root / "pkg/train.py").read_text()
+    assert "import torch_npu.contrib.transfer_to_npu" in train
+    assert "mx_driving" not in train
+    assert (root / "pkg/engine.py").read_text() == LAUNCHED["pkg/engine.py"]
+    assert "launched by scripts/run.sh:2: python -m" in result.output
+
+
+def test_no_entry_overrides_a_launch_line(tmp_path: Path) -> None:
+    root = _project(tmp_path, LAUNCHED)
+    result = invoke(str(root), "--select", "NPU030", "--no-entry", str(root / "pkg/train.py"))
+    assert result.exit_code == 0, result.output
+    assert (root / "pkg/train.py").read_text() == LAUNCHED["pkg/train.py"]
+
+
+def test_patcher_only_where_the_project_imports_mmcv_or_when_asked(tmp_path: Path) -> None:
+    files = {**LAUNCHED, "pkg/model.py": "from mmcv.ops import nms\n"}
+    root = _project(tmp_path, files)
+    assert invoke(str(root), "--select", "NPU030").exit_code == 0
+    assert "default_patcher_builder.build().__enter__()" in (root / "pkg/train.py").read_text()
+    plain = _project(tmp_path / "plain", LAUNCHED)
+    assert invoke(str(plain), "--select", "NPU030", "--patcher", "mx-driving").exit_code == 0
+    assert "from mx_driving.patcher import" in (plain / "pkg/train.py").read_text()
+    none = _project(tmp_path / "none", files)
+    assert invoke(str(none), "--select", "NPU030", "--patcher", "none").exit_code == 0
+    assert "mx_driving" not in (none / "pkg/train.py").read_text()
+
+
+def test_patcher_without_transfer_to_npu_is_a_usage_error(tmp_path: Path) -> None:
+    root = _project(tmp_path, LAUNCHED)
+    result = invoke(str(root), "--patcher", "mx-driving", "--no-transfer-to-npu")
+    assert result.exit_code == 2
+    assert result.output.strip().count("\n") == 0
+    assert "importing mx_driving imports transfer_to_npu" in result.output

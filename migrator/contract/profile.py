@@ -51,6 +51,15 @@ class Profile:
     packages: tuple[str, ...] = ()
     detect: Callable[[Path], bool] | None = None
     steps: tuple[Step, ...] = ()
+    # The patcher the profile's projects need when no flag or config names one
+    # (`RuleOptions.patcher`); None leaves the generic choice ("auto").
+    patcher: str | None = None
+    # False where the profile's hand port sets up only its training entries: main blocks
+    # that only use the device are then reported (`RuleOptions.device_entries`).
+    device_entries: bool = True
+    # Generic rule codes the profile leaves out (its projects have nothing for them, and
+    # its output is pinned byte for byte).
+    leaves_out: tuple[str, ...] = ()
 
 
 GENERIC = Profile(

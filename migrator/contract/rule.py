@@ -53,6 +53,14 @@ class RuleOptions:
 
     entry_points: tuple[str, ...] = ()
     transfer_to_npu: bool = True
+    # Files never set up as entries (`--no-entry`), even when launched or detected.
+    no_entry_points: tuple[str, ...] = ()
+    # The mx_driving patcher: "auto" (where the project imports mmcv/mmdet/mmdet3d),
+    # "mx-driving" (every entry) or "none".
+    patcher: str = "auto"
+    # Whether main blocks that only put a model on the device (evaluation, inference,
+    # data preparation) are set up as entries; False reports them instead.
+    device_entries: bool = True
 
 
 @dataclass(frozen=True)
@@ -236,8 +244,11 @@ class Rule:
         return None
 
     @classmethod
-    def always_for(cls, path: str, options: RuleOptions) -> bool:
-        """Run on `path` even without tokens (e.g. a file the user named with --entry)."""
+    def always_for(
+        cls, path: str, options: RuleOptions, project: ProjectView = EMPTY_PROJECT
+    ) -> bool:
+        """Run on `path` even without tokens (e.g. a file the user named with --entry, or
+        one the project's launch commands run)."""
         return False
 
     @property

@@ -16,6 +16,7 @@ Positions found by name (the rule supplies the name test, e.g. "contains `device
 - a command-line option `add_argument("--device", default=..., choices=[...])`, click's
   `option("--device", default=..., type=click.Choice([...]))`;
 - a default looked up by name: `getattr(x, "device", ...)`, `kw.get("device", ...)`,
+  `os.getenv("DEVICE", ...)`,
   `.pop(...)`, `.setdefault(...)`;
 - the value returned by a function named so (`def get_device(): return ...`);
 - a positional argument of a call named so (`set_device(...)`, `to_device(x, ...)`);
@@ -200,6 +201,9 @@ class StringPositionRule(LiteralMarks):
         if method in _OPTION_CALLS:
             self._argparse(node)
         elif method in _SETTING_CALLS:
+            self._looked_up(node, 0)
+        elif method == "getenv" or (isinstance(func, cst.Name) and func.value == "getenv"):
+            # `os.getenv("DEVICE", "cuda")`, like `os.environ.get("DEVICE", "cuda")`.
             self._looked_up(node, 0)
         elif isinstance(func, cst.Name) and func.value == "getattr":
             self._looked_up(node, 1)

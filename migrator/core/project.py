@@ -9,12 +9,16 @@ and a 1-based line), so a rule can give the reason in its message.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from migrator.data.release import TargetRelease, resolve
+
+# Config keys that name a device: their CUDA values are device settings.
+DEVICE_KEY = re.compile(r"^(?:device|\w+_device|map_location)$")
 
 
 @dataclass(frozen=True)
@@ -125,12 +129,22 @@ class ProjectView:
         """The chosen release, or the default where the run chose none (a bare text)."""
         return self.release if self.release is not None else _default_release()
 
+    # Whether this run migrates the device settings (NPU120 selected): code that compares
+    # a value read from them may then compare with the NPU device alone.
+    migrates_device_settings: bool = False
+
     def entry(self, path: str) -> Entry | None:
         """The first launch command that runs `path` (project-relative), if any."""
         return next((entry for entry in self.entries if entry.path == path), None)
 
     def imports_package(self, package: str) -> bool:
         return any(found.package == package for found in self.imports)
+
+    def config_device_keys(self) -> frozenset[str]:
+        """The last keys (`device`, `eval_device`) of device settings this run migrates."""
+        if not self.migrates_device_settings:
+            return frozenset()
+        return frozenset(str(setting.key[-1]) for setting in self.device_settings if setting.key)
 
     def pins_of(self, name: str) -> tuple[Pin, ...]:
         return tuple(pin for pin in self.pins if pin.name == name)

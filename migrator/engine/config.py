@@ -2,7 +2,8 @@
 
 The table is looked up from the migrated folder upwards: the nearest pyproject.toml that
 *has* a `[tool.migrate]` table wins (a sub-package's own pyproject.toml without one does not
-hide the project's). Paths in it (`entry`, `exclude`) are relative to that file's folder.
+hide the project's). Paths in it (`entry`, `no-entry`, `exclude`) are relative to that
+file's folder.
 Unknown keys and wrong types are errors that name the key and the file.
 """
 
@@ -22,8 +23,8 @@ else:
 FILE_NAME = "pyproject.toml"
 TABLE = "[tool.migrate]"
 
-_LISTS = ("select", "ignore", "entry", "exclude")
-_STRINGS = ("profile", "torch-npu")
+_LISTS = ("select", "ignore", "entry", "no-entry", "exclude")
+_STRINGS = ("profile", "torch-npu", "patcher")
 _BOOLS = ("annotate", "transfer-to-npu")
 KEYS = tuple(sorted((*_LISTS, *_STRINGS, *_BOOLS)))
 
@@ -41,11 +42,13 @@ class Config:
     ignore: tuple[str, ...] | None = None
     # As written: relative to `folder`.
     entry: tuple[str, ...] | None = None
+    no_entry: tuple[str, ...] | None = None
     profile: str | None = None
     exclude: tuple[str, ...] | None = None
     annotate: bool | None = None
     transfer_to_npu: bool | None = None
     torch_npu: str | None = None
+    patcher: str | None = None
 
     @property
     def folder(self) -> Path | None:
@@ -118,9 +121,11 @@ def load(start: Path) -> Config:
         select=values.get("select"),
         ignore=values.get("ignore"),
         entry=values.get("entry"),
+        no_entry=values.get("no-entry"),
         profile=values.get("profile"),
         exclude=values.get("exclude"),
         annotate=values.get("annotate"),
         transfer_to_npu=values.get("transfer-to-npu"),
         torch_npu=values.get("torch-npu"),
+        patcher=values.get("patcher"),
     )

@@ -21,7 +21,15 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from migrator.core.project import DeviceSetting, Entry, Fp16Scaler, Import, Pin, ProjectView
+from migrator.core.project import (
+    DEVICE_KEY,
+    DeviceSetting,
+    Entry,
+    Fp16Scaler,
+    Import,
+    Pin,
+    ProjectView,
+)
 from migrator.data.release import TargetRelease, resolve
 from migrator.formats import requirements, shell
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
@@ -37,7 +45,7 @@ else:
 MAX_BYTES = 1 << 20
 MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
 PINNED = frozenset({"torch", "torchvision", "torchaudio", "torch-npu"})
-DEVICE_KEYS = re.compile(r"^(?:device|\w+_device|map_location)$")
+DEVICE_KEYS = DEVICE_KEY
 CUDA_DEVICE = re.compile(r"^cuda(?::\d+)?$")
 
 # A line that may import one of them; the ast then says whether it really does.

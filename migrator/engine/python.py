@@ -337,7 +337,7 @@ def migrate_python(
             rule
             for rule in rules
             if rule.may_act_on(text)
-            or rule.always_for(path, options)
+            or rule.always_for(path, options, project)
             or _uses_inherited_alias(rule, inherited, text)
         ]
         if not rules:
@@ -348,7 +348,7 @@ def migrate_python(
             rule
             for rule in rules
             if not rule.whole_module
-            or rule.always_for(path, options)
+            or rule.always_for(path, options, project)
             or rule.may_act_on_module(tree, text, path, options)
         ]
     suppressions = python_suppressions(text)

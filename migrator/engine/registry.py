@@ -71,7 +71,8 @@ class Registry:
         chosen = [
             rule
             for rule in self.rules
-            if self.packages[rule] == GENERIC_PACKAGE or self.packages[rule] in profile.packages
+            if (self.packages[rule] == GENERIC_PACKAGE or self.packages[rule] in profile.packages)
+            and rule.code not in profile.leaves_out
         ]
         return sorted(chosen, key=lambda rule: (rule.priority, rule.code))
 

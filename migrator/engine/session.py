@@ -52,6 +52,10 @@ class Plan:
         return self.settings.options
 
 
+# The rule that migrates the project view's device settings (config-device-value).
+CONFIG_DEVICE_RULE = "NPU120"
+
+
 def plan(
     path: Path,
     settings: Settings,
@@ -66,7 +70,12 @@ def plan(
     # workers (and into the cache's run key) inside the settings.
     view = build_project(tree.root, tree.files)
     release = choose_release(view, settings.torch_npu, settings.torch_npu_origin)
-    settings = replace(settings, project=replace(view, release=release))
+    view = replace(
+        view,
+        release=release,
+        migrates_device_settings=CONFIG_DEVICE_RULE in settings.rule_codes,
+    )
+    settings = replace(settings, project=view)
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 

@@ -44,7 +44,8 @@ def test_the_migration_made_the_port(migrated: Path) -> None:
     assert "pred_actions.detach().float().cpu().numpy()" in model
     assert "fused=True" in train
     assert "import torch_npu" in train and "transfer_to_npu" in train
-    assert "default_patcher_builder.build().__enter__()" in train
+    # No mmcv in the project: mx_driving's default patcher is not applied (issue 11).
+    assert "mx_driving" not in train
     assert "import torch_npu" not in model, "torch_npu goes into entry points only"
 
 
@@ -92,7 +93,7 @@ def test_migrated_trainer_trains_on_the_npu_in_bf16(
     assert report["devices_used"] == [0]
     events = report["events"]
     assert isinstance(events, dict)
-    assert "transfer_to_npu_applied" in events and "mx_driving_patcher_applied" in events
+    assert "transfer_to_npu_applied" in events and "mx_driving_patcher_applied" not in events
 
     load = subprocess.run(
         [sys.executable, "-c",

@@ -1,15 +1,13 @@
 """Command-line wrapper: the training loop lives in the package."""
 
-# Added by the migration (entry-point-setup): the npu runtime, its safety net and the
-# mx_driving patcher load before anything builds a device, an accelerator or a process
-# group. Where they are missing the script warns and runs without them.
+# Added by the migration (entry-point-setup): the npu runtime and its safety net load
+# before anything builds a device, an accelerator or a process group. Where they are
+# missing the script warns and runs without them.
 try:
     import torch_npu  # noqa: F401
     import torch_npu.contrib.transfer_to_npu  # noqa: F401
-    from mx_driving.patcher import default_patcher_builder
 except (ImportError, RuntimeError, OSError) as error:
     import warnings
-    default_patcher_builder = None
     warnings.warn(f"npu set-up incomplete, running without it: {error!r}", stacklevel=1)
 # End of the migration's set-up.
 
@@ -17,8 +15,4 @@ from mypkg.training.loop import main as run_training
 from mypkg.training.utils import parse_overrides
 
 if __name__ == "__main__":
-    # Added by the migration (entry-point-setup): apply the mx_driving patches first, as
-    # entering `with default_patcher_builder.build():` does (its exit undoes nothing).
-    if default_patcher_builder is not None:
-        default_patcher_builder.build().__enter__()
     run_training(parse_overrides())

@@ -1,0 +1,24 @@
+# Added by the migration (entry-point-setup): the npu runtime and its safety net load
+# before anything builds a device, an accelerator or a process group. Where they are
+# missing the script warns and runs without them.
+try:
+    import torch_npu  # noqa: F401
+    import torch_npu.contrib.transfer_to_npu  # noqa: F401
+except (ImportError, RuntimeError, OSError) as error:
+    import warnings
+    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", stacklevel=1)
+# End of the migration's set-up.
+
+from pkg.runners import get_runner_class
+from pkg.strategies import build_strategy
+
+
+def run(cfg):
+    runner = get_runner_class(cfg)(cfg)
+    runner.train()
+    strategy = build_strategy(cfg)
+    strategy.run_training(runner.model)
+
+
+if __name__ == "__main__":
+    run({})

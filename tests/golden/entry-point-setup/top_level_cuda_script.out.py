@@ -1,0 +1,15 @@
+# Added by the migration (entry-point-setup): the npu runtime and its safety net load
+# before anything builds a device, an accelerator or a process group. Where they are
+# missing the script warns and runs without them.
+try:
+    import torch_npu  # noqa: F401
+    import torch_npu.contrib.transfer_to_npu  # noqa: F401
+except (ImportError, RuntimeError, OSError) as error:
+    import warnings
+    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", stacklevel=1)
+# End of the migration's set-up.
+
+import torch
+
+model = torch.nn.Linear(4, 4).cuda()
+print(model(torch.ones(1, 4, device="cuda")))
