@@ -496,13 +496,19 @@ class EntryPointSetup(PythonRule):
             # An evaluation, inference or data-preparation script: the device needs the
             # runtime imported there too.
             return f"a main block, and the module {self._device_use}"
+        self._report_device_script()
+        return None
+
+    def _report_device_script(self) -> None:
+        """A main block that uses the device but is not set up (rules built on this one,
+        such as NPU090, report other things and override it)."""
+        assert self._main is not None
         self.warn(
             self._main.test,
             "a main block that runs torch on a device but shows no training: "
             "not set up as an entry",
             f"if it runs on the {self.target.name}, name it with --entry to set it up",
         )
-        return None
 
     def _builds(self) -> bool:
         """A build script: setup.py, or a module importing setuptools / distutils /
