@@ -57,7 +57,7 @@ def cell_source(data: bytes) -> str:
 def test_golden_case_in_a_notebook_cell(case: Case) -> None:
     source = case.source.read_text()
     expected = case.expected.read_text()
-    settings = Settings(NPU, (case.rule.code,), case.options)
+    settings = Settings(NPU, (case.rule.code,), case.options, project=case.project)
     name = case.path.rsplit(".", 1)[0] + ".ipynb"
     result = migrate_text(name, one_cell(source), settings)
     assert result.status is not Status.FAILED, result.error

@@ -222,7 +222,7 @@ def remove_arg(call: cst.Call, old: cst.Arg) -> cst.Call:
 # and what it becomes. Rules decide *where* such a literal is a device or backend.
 
 _DEVICE_TEMPLATE = re.compile(r"^(?P<type>[a-z_]+):(?:\{[^{}]*\}|%[sdi])$")
-_DEVICE_NAME = re.compile(r"device|(?:^|_)dev(?:s|$|_)")
+_DEVICE_NAME = re.compile(r"device|map_location|(?:^|_)dev(?:s|$|_)")
 _BACKEND_NAME = re.compile(r"backend")
 
 AUTOCAST_CALLS = frozenset(
@@ -232,7 +232,8 @@ GRAD_SCALER_CALLS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.Gr
 
 
 def is_device_name(name: str) -> bool:
-    """`device`, `DEVICE`, `device_type`, `torch_device`, `self.dev`: names that hold a device."""
+    """`device`, `DEVICE`, `device_type`, `torch_device`, `self.dev`, `map_location`: names
+    that hold a device."""
     return _DEVICE_NAME.search(name.lower()) is not None
 
 

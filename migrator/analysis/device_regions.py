@@ -236,10 +236,14 @@ def cuda_only_work(node: cst.CSTNode, resolve: Resolve, target: Target) -> str |
                 return f"it imports the CUDA-only {module}"
         elif isinstance(found, (cst.Name, cst.Attribute)):
             name = resolve(found)
+            # `extension = CUDAExtension` chooses the class without calling it here.
+            if name in _CUDA_EXTENSION_CALLS:
+                return f"it builds a CUDA extension ({name.rsplit('.', 1)[-1]})"
             if name == f"torch.version.{target.source_device_type}":
                 return f"it reads torch.version.{target.source_device_type}"
     for value in _strings(node):
-        if value.endswith((".cu", ".cuh")):
+        # Sources, and the objects nvcc made of them (`kernel.cu.o`).
+        if value.endswith((".cu", ".cuh", ".cu.o")):
             return f"it compiles {value}"
         if value.split("=")[0].split(">")[0].split("<")[0].strip() in CUDA_ONLY_PACKAGES:
             return f"it needs the CUDA-only {value}"
