@@ -169,8 +169,9 @@ class CudaDeviceString(StringPositionRule):
       `field(default=...)`), parameter default, dict entry, command-line option
       (`add_argument("--device", default=..., choices=[...])`, click's `option`),
       `getattr(x, "device", ...)` / `kw.get("device", ...)` default, or the function whose
-      `return` it is, holds "device" or "map_location" (or is `dev`) in any case: `device`, `DEVICE`,
-      `self.device`, `cfg["device"]`, `device: str = "cuda"`, `def get_device(): return ...`;
+      `return` it is, holds "device" or "map_location" (or is `dev`) in any case: `device`,
+      `DEVICE`, `self.device`, `cfg["device"]`, `device: str = "cuda"`,
+      `def get_device(): return ...`;
     - comparisons with an operand so named: `device_type == "cuda"`, `x.device.type != "cuda"`,
       `"cuda" in str(device)`, `device in ("cuda", "cpu")`, `str(device).startswith("cuda")`,
       so code that decides on its own (`fused = available and device_type == "cuda"`) follows
