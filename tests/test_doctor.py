@@ -193,7 +193,10 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "configs").mkdir()
     (project / "configs/accelerate.yaml").write_text(ACCELERATE_YAML)
     entry = str(project / "train.py")
-    done = CliRunner().invoke(main, [str(project), "--entry", entry, "--no-cache", "--quiet"])
+    # The patcher is asked for, so the set-up block imports mx_driving (the checks of an
+    # optional patcher read that block); a project without mmcv does not get it by default.
+    args = [str(project), "--entry", entry, "--patcher", "mx-driving", "--no-cache", "--quiet"]
+    done = CliRunner().invoke(main, args)
     assert done.exit_code == 0, done.output
     assert "import torch_npu" in (project / "train.py").read_text()
     return project
@@ -523,7 +526,7 @@ def test_unmigrated_project_blocks_and_cuda_left_in_scripts_warns(fake: Fake) ->
     (fake.project / "configs/run.yaml").write_text("device: cuda\n")
     report = fake.report()
     status, evidence, _ = finding(report, "project.migrate")
-    assert status is Status.FAIL and "2 file(s) pending" in evidence
+    assert status is Status.FAIL and "3 file(s) pending" in evidence
     assert finding(report, "project.cuda_env")[1].startswith(
         "1: scripts/eval.sh:1 (CUDA_VISIBLE_DEVICES)"
     )
