@@ -6,7 +6,9 @@ One place answers, for every device rule, whether a statement is such a region:
   `is_torch_npu_available()` / `torch.npu.is_available()` (any name of the target device),
   `hasattr(torch, "npu")`, or compares with `"npu"` / `"hccl"` (`device.type == "npu"`,
   `backend == 'nccl'` ... `elif backend == 'hccl'`). Rewriting its CUDA arm makes the NPU
-  arm unreachable and sends the NPU down the CUDA path, so the whole chain stays;
+  arm unreachable and sends the NPU down the CUDA path, so the whole chain stays; an
+  `assert` that already accepts the target (`assert t.device.type == "cuda" or
+  t.device.type == "npu"`) is such a region too;
 - a guard that keeps a CUDA-only feature on CUDA: an `assert ... == "cuda"` (`assert
   get_accelerator().device_name() == 'cuda', 'GDS currently only supported for CUDA'`), an
   `if ... != "cuda": raise ...` (diffusers' `_check_device_cuda`), an `if` whose message or
@@ -273,6 +275,9 @@ def _cuda_only_module(module: str, target: Target) -> bool:
 def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None:
     """Whether device rules must leave `node` (an `if` chain or an `assert`) alone, and why."""
     if isinstance(node, cst.Assert):
+        why = npu_aware_test(node.test, resolve, target)
+        if why is not None:
+            return Region(Kind.NPU_AWARE, why)
         if _compares_with_source(node.test, target) and _equality_only(node.test):
             return Region(Kind.CUDA_ONLY, f"it asserts the device is {target.source_device_type}")
         return None

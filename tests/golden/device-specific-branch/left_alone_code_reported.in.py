@@ -35,3 +35,8 @@ def load(path):
 def graphs(config, accelerator):
     if accelerator.device_name() == 'cuda' and config.enable_cuda_graph:
         config.capture = True
+
+
+def gather(tensor):
+    assert tensor.device.type == "cuda" or tensor.device.type == "npu"
+    return tensor
