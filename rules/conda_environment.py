@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -18,6 +17,7 @@ from migrator.analysis.dependencies import (
     wheel_advice,
 )
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 
@@ -65,12 +65,15 @@ class CondaEnvironment(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "conda-environment"
     summary = "Report CUDA channels, packages and pip wheels in conda environment files."
-    tokens = ("",)
-    patterns: ClassVar[tuple[str, ...]] = (
-        "environment*.yml",
-        "environment*.yaml",
-        "conda*.yml",
-        "conda*.yaml",
+    trigger = Trigger(
+        tokens=("",),
+        unit=Unit.FILE,
+        files=(
+            "environment*.yml",
+            "environment*.yaml",
+            "conda*.yml",
+            "conda*.yaml",
+        ),
     )
     examples = (
         reported(

@@ -8,6 +8,7 @@ import libcst.matchers as m
 from migrator.analysis.capability_gates import CAPABILITY_APIS
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.contract.trigger import Trigger
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -76,8 +77,9 @@ class TorchCudaApi(PythonRule):
     # `torch.cuda` (aliases of torch and of torch.cuda follow) and any other `.cuda`
     # attribute that is not a call (a device table is reported only when its "cuda" entry
     # uses one).
-    tokens = ("torch.cuda",)
-    token_patterns = (TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+    trigger = Trigger(
+        tokens=("torch.cuda",), patterns=(TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+    )
     examples = (
         Example(
             "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",

@@ -9,6 +9,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.sources import split_lines
 
@@ -60,8 +61,7 @@ class AccelerateMixedPrecision(TextRule):
     code = "DIT011"
     name = "accelerate-mixed-precision"
     summary = "Accelerate config naming a deepspeed_config_file: drop mixed_precision (refused)."
-    patterns = ("*.yaml", "*.yml")
-    tokens = ("deepspeed_config_file",)
+    trigger = Trigger(tokens=("deepspeed_config_file",), unit=Unit.FILE, files=("*.yaml", "*.yml"))
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
     priority = 800
     examples = (

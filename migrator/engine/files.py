@@ -15,6 +15,7 @@ from pathlib import Path
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.contract.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
@@ -38,7 +39,7 @@ class _Prepared:
         rules = settings.rules()
         self.python_rules = [r for r in rules if issubclass(r, PythonRule)]
         self.text_rules = [r for r in rules if issubclass(r, TextRule)]
-        self.cell_rules = [r for r in self.python_rules if r.notebooks]
+        self.cell_rules = [r for r in self.python_rules if r.trigger.notebooks]
         # A notebook is no entry script: entry points named by flags do not apply to it.
         self.cell_options = replace(settings.options, entry_points=())
         self.cache = CacheReader(cache) if cache is not None else None
@@ -48,7 +49,7 @@ class _Prepared:
             return bool(self.python_rules)
         if rel.endswith(NOTEBOOK_SUFFIX):
             return bool(self.cell_rules)
-        return any(rule.handles(rel) for rule in self.text_rules)
+        return any(rule.trigger.handles(rel) for rule in self.text_rules)
 
     def migrate(self, root: Path, rel: str) -> FileResult:
         try:
@@ -109,18 +110,29 @@ class _Prepared:
         found = self._run_python(rel, decoded.text, self.python_rules, self.settings.options)
         return _result(rel, data, decoded.encode(found.text), found)
 
-    def may_act(self, rules: Sequence[type[Rule]], text: str) -> bool:
+    def _triggered(self, trigger: Trigger, rel: str, text: str) -> bool:
+        """Whether a rule's trigger lets it act on this text (its `files` already checked)."""
+        settings = self.settings
+        view = FileView(rel, text, settings.options, settings.project, settings.target)
+        return trigger.forced(view) or (trigger.matches(text) and trigger.passes(view))
+
+    def may_act(self, rules: Sequence[type[Rule]], rel: str, text: str) -> bool:
         """The one pre-filter, for every kind of file: on the code itself (a notebook's
-        cells, not its JSON), whether some rule's tokens or token patterns occur, or a
-        suppression or (with --annotate) a TODO comment that a run may have to report."""
+        cells, not its JSON), whether some rule's trigger matches (its tokens or patterns
+        occur, or its `always` holds), or a suppression or (with --annotate) a TODO comment
+        that a run may have to report."""
         if self.settings.full or MARKER in text:
             return True
         if self.settings.annotate and TODO_MARK in text:
             return True
-        return any(rule.may_act_on(text) for rule in rules)
+        view = FileView(rel, text, self.cell_options, self.settings.project, self.settings.target)
+        return any(
+            rule.trigger.admits(rel) and (rule.trigger.matches(text) or rule.trigger.forced(view))
+            for rule in rules
+        )
 
     def _notebook(self, rel: str, data: bytes) -> FileResult:
-        if not self.may_act(self.cell_rules, cell_code(data)):
+        if not self.may_act(self.cell_rules, rel, cell_code(data)):
             return FileResult(rel, Status.UNCHANGED)
 
         def run_cell(cell: str, inherited: ModuleBindings) -> Outcome:
@@ -142,7 +154,9 @@ class _Prepared:
             return text, ctx, suppressions
         style = style_for(rel, text)
         for rule_class in self.text_rules:
-            if rule_class.handles(rel) and (self.settings.full or rule_class.may_act_on(text)):
+            if rule_class.trigger.handles(rel) and (
+                self.settings.full or self._triggered(rule_class.trigger, rel, text)
+            ):
                 ctx.spans = command_spans(text, style) if suppressions.lines else None
                 text = apply_fixes(text, rule_class(ctx).check(text), ctx)
         return text, ctx, suppressions
