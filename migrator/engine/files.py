@@ -17,6 +17,7 @@ from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.contract.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
 from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
+from migrator.engine import registry
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
 from migrator.engine.fixes import apply_fixes
@@ -43,6 +44,8 @@ class _Prepared:
         # A notebook is no entry script: entry points named by flags do not apply to it.
         self.cell_options = replace(settings.options, entry_points=())
         self.cache = CacheReader(cache) if cache is not None else None
+        # Retired codes -> their successors, for suppression comments that name one.
+        self.aliases = registry.load().aliases
 
     def handles(self, rel: str) -> bool:
         if rel.endswith(PYTHON_SUFFIXES):
@@ -89,7 +92,7 @@ class _Prepared:
         def run(source: str) -> Outcome:
             return migrate_python(
                 source, rel, rules, settings.target, options, full=settings.full,
-                inherited=inherited, project=settings.project,
+                inherited=inherited, project=settings.project, aliases=self.aliases,
             )  # fmt: skip
 
         outcome = run(text)
@@ -141,7 +144,7 @@ class _Prepared:
         return migrate_notebook(rel, data, run_cell)
 
     def _run_text(self, rel: str, text: str) -> tuple[str, RuleContext, Suppressions]:
-        suppressions = text_suppressions(text)
+        suppressions = text_suppressions(text).follow(self.aliases)
         ctx = RuleContext(
             path=rel,
             target=self.settings.target,
@@ -149,6 +152,7 @@ class _Prepared:
             suppressions=suppressions,
             project=self.settings.project,
         )
+        ctx.findings.extend(suppressions.aliased(rel))
         if suppressions.skips_file():
             suppressions.skip_file()
             return text, ctx, suppressions

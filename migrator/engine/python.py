@@ -329,12 +329,15 @@ def migrate_python(
     full: bool = False,
     inherited: ModuleBindings = EMPTY,
     project: ProjectView = EMPTY_PROJECT,
+    aliases: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
     `inherited` holds names bound before this text runs (earlier notebook cells); `project`
-    is the run's project view, which rules read as `ctx.project`.
+    is the run's project view, which rules read as `ctx.project`; `aliases` maps retired
+    codes to their successors, for `# migrate: ignore[...]` comments that name one.
     """
+    aliases = aliases or {}
     rules = [rule for rule in rules if rule.trigger.admits(path)]
     view = FileView(path, text, options, project, target)
     forced = {rule for rule in rules if rule.trigger.forced(view)}
@@ -347,13 +350,13 @@ def migrate_python(
             or _uses_inherited_alias(rule, inherited, text)
         ]
         if not rules:
-            return _untouched(text, path)
+            return _untouched(text, path, aliases)
     tree = parse_ast(text)
     if not full:
         view = replace(view, tree=tree)
         rules = [rule for rule in rules if rule in forced or rule.trigger.passes(view)]
-    suppressions = python_suppressions(text)
-    outcome = Outcome(text)
+    suppressions = python_suppressions(text).follow(aliases)
+    outcome = Outcome(text, suppressions.aliased(path))
     if suppressions.skips_file():
         suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
@@ -371,7 +374,7 @@ def migrate_python(
             suppressions.used.clear()
             new_text = _whole(text, rules, run)
     outcome.text = new_text
-    outcome.findings = settled(run.findings)
+    outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
     return outcome
 
@@ -384,12 +387,13 @@ def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, tex
     return bool(aliases) and compile_parts(aliases).search(text) is not None
 
 
-def _untouched(text: str, path: str) -> Outcome:
+def _untouched(text: str, path: str, aliases: Mapping[str, str]) -> Outcome:
     """No rule can act here; its suppressions are still reported as unused, as the full
     path reports them (reading comments needs only the tokenizer, not a parse)."""
     outcome = Outcome(text)
     if MARKER in text:
-        suppressions = python_suppressions(text)
+        suppressions = python_suppressions(text).follow(aliases)
+        outcome.findings = suppressions.aliased(path)
         if suppressions.skips_file():
             suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
