@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError
+from typing import TYPE_CHECKING
 
 from migrator.analysis.dependencies import (
     CUDA_URL,
@@ -20,6 +17,9 @@ from migrator.contract.rule import Example, TextRule
 from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedSeq
 
 _CUDA_CHANNELS = frozenset({"nvidia", "pytorch", "pytorch-nightly"})
 # conda packages that are CUDA itself, or a CUDA build of torch.
@@ -90,6 +90,11 @@ class CondaEnvironment(TextRule):
     )
 
     def check(self, text: str) -> list[Finding]:
+        # Imported here: YAML support costs start-up that runs without YAML files skip.
+        from ruamel.yaml import YAML
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+        from ruamel.yaml.error import YAMLError
+
         self._found: list[Finding] = []
         try:
             document = YAML(typ="rt").load(text)

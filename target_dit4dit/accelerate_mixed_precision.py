@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
-
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
@@ -17,6 +13,10 @@ KEY = "mixed_precision"
 
 
 def _load(text: str) -> Any:
+    # Imported here: YAML support costs start-up that runs without YAML files skip.
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     try:
         return YAML(typ="rt").load(text)
     except (YAMLError, ValueError):
@@ -81,6 +81,8 @@ class AccelerateMixedPrecision(TextRule):
     )
 
     def check(self, text: str) -> list[Finding]:
+        from ruamel.yaml.comments import CommentedMap
+
         data = _load(text)
         if not isinstance(data, CommentedMap) or KEY not in data:
             return []

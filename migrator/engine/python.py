@@ -32,8 +32,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.analysis.ast_lines import first_line, hot_lines, last_line
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
@@ -305,6 +303,11 @@ def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]
 
 
 def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
+    # Imported here: libcst.codemod imports libcst.matchers, a third of a second of
+    # start-up that a run adding no import never needs.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
     context = CodemodContext()
     for request in dict.fromkeys(requests):
         if request.remove:
