@@ -238,7 +238,8 @@ class _Request:
     annotate: bool | None
     stdin_name: str | None
     cache: bool
-    jobs: int
+    # None: the engine decides from the work (migrator.engine.files.auto_jobs).
+    jobs: int | None
     report_path: Path | None
     full: bool
     # The `[tool.migrate]` that applies (or why it cannot be read), and the keys whose
@@ -462,7 +463,7 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "-j",
     type=click.IntRange(min=1),
     default=None,
-    help="Files in parallel (default: number of cores).",
+    help="Worker processes (default: as many as pay for the work, on idle cores).",
 )
 @click.option(
     "--report",
@@ -536,8 +537,6 @@ def migrate_command(
         raise click.UsageError("--out cannot be used with stdin: the result goes to stdout")
     if dry_run and check:
         raise click.UsageError("choose one of --dry-run and --check")
-    from migrator.engine.files import default_jobs
-
     mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
     ctx = click.get_current_context()
     layered = ctx.meta.get(_META, _Layered())
@@ -550,7 +549,7 @@ def migrate_command(
         path, target_name, profile_name, mode, out_dir, allow_dirty, select_, ignore, entries,
         no_entries, exclude, transfer, patcher, annotate,
         stdin_name or DEFAULT_STDIN_NAME if stdin else None,
-        not no_cache, jobs or default_jobs(), report_path, full_parse,
+        not no_cache, jobs, report_path, full_parse,
         layered.config, layered.error, from_config, torch_npu,
     )  # fmt: skip
     out = _Out(quiet, verbose)

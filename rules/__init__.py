@@ -9,8 +9,13 @@ comments, in `--select` / `--ignore` and in `[tool.migrate]`. So:
   know it.
 - A rule whose meaning changes keeps its code only if every old suppression and selection
   still means the right thing. Otherwise it gets a new code, and the old code becomes an
-  alias of the new one in its package's `ALIASES` (old -> new): `--select OLD` and
-  `--ignore OLD` then warn and act on the new code, and `--explain OLD` explains it.
+  alias of the new one in its package's `ALIASES` (old -> new). Everywhere a user writes
+  a code the old one keeps working and warns, naming the new code: `--select OLD` /
+  `--ignore OLD` and `select` / `ignore` in `[tool.migrate]` act on the new code; a
+  `# migrate: ignore[OLD]` comment suppresses the new code and is reported as a warning
+  under it ("OLD is now NEW"); `--explain OLD` explains the new one. Only a whole code is
+  an alias, never a prefix. Dropping an alias is a change CHANGELOG.md records; its old
+  code is still never reused.
 - CHANGELOG.md records every code added, retired or aliased.
 
 Ranges:
@@ -45,8 +50,8 @@ ports added an NPU run-time setting or a fused kernel. Their messages start with
 leaves out this range, and `--ignore NPU09` drops all of them. (Until findings carry a
 severity, this code range is what marks them.)
 
-Within NPU100-NPU149 codes are given in the order rules are added; a rule's `patterns` say
-which files it reads (shell and Slurm scripts, requirements and constraints files). Each
+Within NPU100-NPU149 codes are given in the order rules are added; a rule's trigger's
+`files` say which files it reads (shell and Slurm scripts, requirements and constraints files). Each
 rule keeps every byte it does not mean to change (line endings, comments, quoting). A
 rule that both rewrites and warns (NPU100, NPU102, NPU110, NPU111, NPU114) rewrites only
 what maps one-to-one and warns about the rest; a rule that cannot know the right value

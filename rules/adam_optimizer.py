@@ -10,6 +10,7 @@ from migrator import data
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.core.model import Safety
 
 # Qualified name -> the optimizer class (`data.FUSED_OPTIMIZER_KERNELS`' keys).
@@ -35,6 +36,26 @@ _NPU_SCALERS = frozenset(
 )
 # Given by the caller: the implementation is chosen already (or cannot be fused).
 _CHOSEN = ("foreach", "differentiable")
+
+
+def _npu_scaler_line(tree: ast.Module) -> int | None:
+    """The first line that names torch_npu's GradScaler through the module's imports (or
+    a `GradScaler` imported from torch.cuda.amp by name, which the migration moves there)."""
+    bindings = module_bindings(tree)
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Attribute, ast.Name)):
+            continue
+        parts = _dotted(node)
+        if parts is None:
+            continue
+        head = bindings.resolve(parts[0])
+        if head is None:
+            continue
+        name = ".".join([head, *parts[1:]])
+        if name in _NPU_SCALERS or (name == "torch.cuda.amp.GradScaler" and len(parts) == 1):
+            lines.append(node.lineno)
+    return min(lines) if lines else None
 
 
 class AdamOptimizer(PythonRule):
@@ -85,7 +106,7 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    tokens = ("Adam", "SGD")
+    trigger = Trigger(tokens=("Adam", "SGD"), facts=_npu_scaler_line)
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",
@@ -109,10 +130,6 @@ class AdamOptimizer(PythonRule):
             "import torch\nopt = torch.optim.AdamW(params)\nscaler = torch.npu.amp.GradScaler()\n",
         ),
     )
-
-    @classmethod
-    def file_facts(cls, tree: ast.Module) -> object:
-        return _npu_scaler_line(tree)
 
     def _npu_scaler(self) -> str | None:
         """Why torch_npu's GradScaler may drive this file's optimizers, if it may."""
@@ -180,23 +197,3 @@ def _dotted(node: ast.expr) -> list[str] | None:
         return None
     parts.append(node.id)
     return parts[::-1]
-
-
-def _npu_scaler_line(tree: ast.Module) -> int | None:
-    """The first line that names torch_npu's GradScaler through the module's imports (or
-    a `GradScaler` imported from torch.cuda.amp by name, which the migration moves there)."""
-    bindings = module_bindings(tree)
-    lines: list[int] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Attribute, ast.Name)):
-            continue
-        parts = _dotted(node)
-        if parts is None:
-            continue
-        head = bindings.resolve(parts[0])
-        if head is None:
-            continue
-        name = ".".join([head, *parts[1:]])
-        if name in _NPU_SCALERS or (name == "torch.cuda.amp.GradScaler" and len(parts) == 1):
-            lines.append(node.lineno)
-    return min(lines) if lines else None

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -49,7 +50,7 @@ class Apex(UnsupportedConstruct):
     code = "NPU053"
     name = "apex"
     summary = "Report NVIDIA apex imports and calls, with the torch replacement for each part."
-    tokens = ("apex",)
+    trigger = Trigger(tokens=("apex",))
     modules = ("apex",)
     uses = ("apex",)
     message = "NVIDIA apex builds CUDA extensions and has no {DEVICE} support upstream"

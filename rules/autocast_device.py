@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, retarget_device, string_value, with_string_value
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.core.model import FixAvailability
 
 _DEVICE_AUTOCASTS = frozenset(
@@ -45,7 +46,7 @@ class AutocastDevice(PythonRule):
     fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'
-    tokens = ("autocast",)
+    trigger = Trigger(tokens=("autocast",))
     examples = (
         Example(
             'import torch\nwith torch.autocast("cuda", dtype=torch.bfloat16):\n    y = model(x)\n',

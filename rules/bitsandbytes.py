@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -35,7 +36,7 @@ class Bitsandbytes(UnsupportedConstruct):
     code = "NPU058"
     name = "bitsandbytes"
     summary = "Report bitsandbytes imports, calls and BitsAndBytesConfig: CUDA-only quantization."
-    tokens = ("bitsandbytes", "BitsAndBytesConfig")
+    trigger = Trigger(tokens=("bitsandbytes", "BitsAndBytesConfig"))
     modules = ("bitsandbytes",)
     uses = ("bitsandbytes", "transformers.BitsAndBytesConfig", "diffusers.BitsAndBytesConfig")
     message = (

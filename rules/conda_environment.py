@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import YAMLError
+from typing import TYPE_CHECKING
 
 from migrator.analysis.dependencies import (
     CUDA_URL,
@@ -18,8 +14,12 @@ from migrator.analysis.dependencies import (
     wheel_advice,
 )
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
+
+if TYPE_CHECKING:
+    from ruamel.yaml.comments import CommentedSeq
 
 _CUDA_CHANNELS = frozenset({"nvidia", "pytorch", "pytorch-nightly"})
 # conda packages that are CUDA itself, or a CUDA build of torch.
@@ -65,12 +65,15 @@ class CondaEnvironment(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "conda-environment"
     summary = "Report CUDA channels, packages and pip wheels in conda environment files."
-    tokens = ("",)
-    patterns: ClassVar[tuple[str, ...]] = (
-        "environment*.yml",
-        "environment*.yaml",
-        "conda*.yml",
-        "conda*.yaml",
+    trigger = Trigger(
+        tokens=("",),
+        unit=Unit.FILE,
+        files=(
+            "environment*.yml",
+            "environment*.yaml",
+            "conda*.yml",
+            "conda*.yaml",
+        ),
     )
     examples = (
         reported(
@@ -87,6 +90,11 @@ class CondaEnvironment(TextRule):
     )
 
     def check(self, text: str) -> list[Finding]:
+        # Imported here: YAML support costs start-up that runs without YAML files skip.
+        from ruamel.yaml import YAML
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+        from ruamel.yaml.error import YAMLError
+
         self._found: list[Finding] = []
         try:
             document = YAML(typ="rt").load(text)

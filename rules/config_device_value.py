@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 from migrator.analysis.cst_helpers import retarget_device
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import FileView, Trigger, Unit
 from migrator.core.model import Finding, Safety, TextEdit
 from migrator.core.project import DEVICE_KEY
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
@@ -22,6 +23,15 @@ else:
 # Lightning's accelerator names for CUDA; the NPU has no built-in accelerator.
 _GPU_ACCELERATORS = frozenset({"gpu", "cuda"})
 _QUICK = re.compile(r"cuda|accelerator", re.IGNORECASE)
+
+
+def _names_a_device(view: FileView) -> bool:
+    # A device key with a CUDA value, or Lightning's accelerator; most configs have
+    # neither and are not read.
+    text = view.text
+    return ("cuda" in text and ("device" in text or "map_location" in text)) or (
+        "accelerator:" in text or '"accelerator"' in text or "accelerator =" in text
+    )
 
 
 class ConfigDeviceValue(TextRule):
@@ -54,8 +64,12 @@ class ConfigDeviceValue(TextRule):
     name = "config-device-value"
     summary = "Device values in YAML/JSON/TOML configs (device: cuda) point at the NPU."
     safety = Safety.REVIEW
-    tokens = ("cuda", "accelerator")
-    patterns: ClassVar[tuple[str, ...]] = ("*.yaml", "*.yml", "*.json", "*.toml")
+    trigger = Trigger(
+        tokens=("cuda", "accelerator"),
+        unit=Unit.FILE,
+        files=("*.yaml", "*.yml", "*.json", "*.toml"),
+        gate=_names_a_device,
+    )
     examples = (
         Example(
             "model:\n  device: 'cuda:0'  # first card\n  backend: cuda\n",
@@ -72,14 +86,6 @@ class ConfigDeviceValue(TextRule):
         ),
         Example("device: auto\nname: cuda\n", path="config.yaml"),
     )
-
-    @classmethod
-    def may_act_on(cls, text: str) -> bool:
-        # A device key with a CUDA value, or Lightning's accelerator; most configs have
-        # neither and are not read.
-        return ("cuda" in text and ("device" in text or "map_location" in text)) or (
-            "accelerator:" in text or '"accelerator"' in text or "accelerator =" in text
-        )
 
     def check(self, text: str) -> list[Finding]:
         if not _QUICK.search(text):

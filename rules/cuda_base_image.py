@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import reported
 from migrator.core.model import Finding, FixAvailability
 
@@ -47,13 +47,16 @@ class CudaBaseImage(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "cuda-base-image"
     summary = "Report Dockerfile FROM lines with CUDA base images; suggest an Ascend (CANN) image."
-    tokens = ("FROM", "from")
-    patterns: ClassVar[tuple[str, ...]] = (
-        "Dockerfile",
-        "Dockerfile.*",
-        "*.Dockerfile",
-        "*.dockerfile",
-        "Containerfile",
+    trigger = Trigger(
+        tokens=("FROM", "from"),
+        unit=Unit.FILE,
+        files=(
+            "Dockerfile",
+            "Dockerfile.*",
+            "*.Dockerfile",
+            "*.dockerfile",
+            "Containerfile",
+        ),
     )
     examples = (
         reported(

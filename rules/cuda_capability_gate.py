@@ -10,6 +10,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 
 # The NPU answers a compute-capability gate as an Ampere GPU would: Atlas A2/A3 run bf16
 # and fp16 matmuls (what `>= (8, 0)` gates nearly always guard), and have none of what
@@ -86,7 +87,7 @@ class CudaCapabilityGate(PythonRule):
     summary = (
         "CUDA capability gates answer for the NPU; torch.version.cuda and torch.cuda.nccl reported."
     )
-    tokens = ("get_device_capability", "version.cuda", "nccl", "is_built")
+    trigger = Trigger(tokens=("get_device_capability", "version.cuda", "nccl", "is_built"))
     examples = (
         Example(
             "import torch\nuse_bf16 = torch.cuda.get_device_capability() >= (8, 0)\n",

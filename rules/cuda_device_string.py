@@ -24,6 +24,7 @@ from migrator.analysis.cst_helpers import (
 )
 from migrator.contract.rule import Example, RuleContext, TokenPattern
 from migrator.contract.string_positions import StringPositionRule
+from migrator.contract.trigger import Trigger
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
@@ -149,6 +150,18 @@ def _config_key(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _has_source_literal(statement: ast.stmt, target: Target) -> bool:
+    # Every literal it rewrites starts with the source device ("cuda", "cuda:0",
+    # f"cuda:{i}"); docstrings and log text that merely mention it do not.
+    source = target.source_device_type
+    return any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and (node.value.startswith(source) or node.value == source.upper())
+        for node in ast.walk(statement)
+    )
+
+
 class CudaDeviceString(StringPositionRule):
     """Point device strings at the NPU where the code uses them as a device.
 
@@ -229,24 +242,15 @@ class CudaDeviceString(StringPositionRule):
     )
     # Every device string it rewrites is a quoted literal starting with "cuda", on a line
     # of code: doctest lines (`>>> pipe.to("cuda")` in docstrings) are not candidates.
-    tokens = ()
-    token_patterns = (
-        TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),
-        # `Library.impl(name, fn, "CUDA")`: reported, never rewritten.
-        TokenPattern("CUDA", r"""["']CUDA["']"""),
+    trigger = Trigger(
+        patterns=(
+            TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),
+            # `Library.impl(name, fn, "CUDA")`: reported, never rewritten.
+            TokenPattern("CUDA", r"""["']CUDA["']"""),
+        ),
+        statement_gate=_has_source_literal,
+        facts=literal_only_names,
     )
-
-    @classmethod
-    def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
-        # Every literal it rewrites starts with the source device ("cuda", "cuda:0",
-        # f"cuda:{i}"); docstrings and log text that merely mention it do not.
-        source = target.source_device_type
-        return any(
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and (node.value.startswith(source) or node.value == source.upper())
-            for node in ast.walk(statement)
-        )
 
     kind = "device"
     examples = (
@@ -270,10 +274,6 @@ class CudaDeviceString(StringPositionRule):
         ),
         Example('print("running on cuda")\nmode = "cuda"\nx = x.to(tensor.device)\n', None),
     )
-
-    @classmethod
-    def file_facts(cls, tree: ast.Module) -> frozenset[str]:
-        return literal_only_names(tree)
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

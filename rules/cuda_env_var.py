@@ -12,6 +12,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value, terminal_name, with_string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 from migrator.core.target import EnvMapping
 
 # Names of mappings that hold an environment: `env`, `new_env`, `self.envs`, `environ`.
@@ -81,7 +82,7 @@ class CudaEnvVar(PythonRule):
     code = "NPU017"
     name = "cuda-env-var"
     summary = "CUDA/NCCL environment variables set or read from Python to the target's names."
-    tokens = ("CUDA_", "NCCL_")
+    trigger = Trigger(tokens=("CUDA_", "NCCL_"))
     examples = (
         Example(
             'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n'

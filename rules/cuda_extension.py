@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _CUDA_SUFFIXES = (".cu", ".cuh")
@@ -66,7 +67,7 @@ class CudaExtension(UnsupportedConstruct):
     code = "NPU055"
     name = "cuda-extension"
     summary = "Report CUDAExtension and cpp_extension.load/load_inline calls that compile CUDA."
-    tokens = ("cpp_extension", "CUDAExtension")
+    trigger = Trigger(tokens=("cpp_extension", "CUDAExtension"))
     uses = (_PREFIX + "CUDAExtension", _PREFIX + "load", _PREFIX + "load_inline")
     message = "compiles CUDA sources with nvcc, which {DEVICE} hosts do not have"
     suggestion = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -32,7 +33,9 @@ class CudaGraph(UnsupportedConstruct):
     code = "NPU059"
     name = "cuda-graph"
     summary = "Report CUDA graph capture (CUDAGraph, torch.cuda.graph, make_graphed_callables)."
-    tokens = ("CUDAGraph", "cuda.graph", ".graph(", "make_graphed_callables", "graph_pool_handle")
+    trigger = Trigger(
+        tokens=("CUDAGraph", "cuda.graph", ".graph(", "make_graphed_callables", "graph_pool_handle")
+    )
     uses = (
         "torch.cuda.CUDAGraph",
         "torch.cuda.graph",

@@ -8,6 +8,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
 
 # Library names (as in "libcudart.so.12", "nvToolsExt64_1.dll") of the CUDA toolkit,
@@ -56,7 +57,7 @@ class CudaLibraryLoad(UnsupportedConstruct):
     code = "NPU068"
     name = "cuda-library-load"
     summary = "Report ctypes loading of CUDA libraries (libcudart, libnvToolsExt, libnccl, ...)."
-    tokens = ("CDLL", "cdll", "PyDLL", "find_library", "LoadLibrary")
+    trigger = Trigger(tokens=("CDLL", "cdll", "PyDLL", "find_library", "LoadLibrary"))
     uses = ("ctypes.CDLL", "ctypes.PyDLL", "ctypes.cdll", "ctypes.util.find_library")
     message = "a CUDA library, which {DEVICE} hosts do not have"
     suggestion = "use torch.{device} or AscendCL (libascendcl.so) instead"

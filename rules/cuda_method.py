@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.contract.trigger import Trigger
 
 
 class CudaMethod(PythonRule):
@@ -32,11 +33,12 @@ class CudaMethod(PythonRule):
     code = "NPU011"
     name = "cuda-method"
     summary = "`.cuda()` calls on tensors and modules to `.npu()`."
-    tokens = ()
     # `.cuda(` calls, and `def cuda(` (a class's own override is reported).
-    token_patterns = (
-        TokenPattern(".cuda", r"\.cuda\s*\("),
-        TokenPattern("cuda", r"\bdef\s+cuda\b"),
+    trigger = Trigger(
+        patterns=(
+            TokenPattern(".cuda", r"\.cuda\s*\("),
+            TokenPattern("cuda", r"\bdef\s+cuda\b"),
+        )
     )
     examples = (
         Example(

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
 
 _CUDA_ACTIVITIES = frozenset(
@@ -46,7 +47,7 @@ class CudaProfilerActivity(UnsupportedConstruct):
     code = "NPU071"
     name = "cuda-profiler-activity"
     summary = "Report ProfilerActivity.CUDA and use_cuda profilers (torch_npu.profiler instead)."
-    tokens = ("ProfilerActivity", "use_cuda", "use_device")
+    trigger = Trigger(tokens=("ProfilerActivity", "use_cuda", "use_device"))
     uses = tuple(_OLD_PROFILERS)
     message = "CUDA activity is recorded through CUPTI, which {DEVICE} hosts do not have"
     suggestion = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -32,7 +33,7 @@ class CudaPython(UnsupportedConstruct):
     code = "NPU069"
     name = "cuda-python"
     summary = "Report cuda-python bindings (from cuda import cudart): CUDA driver/runtime calls."
-    tokens = ("cuda",)
+    trigger = Trigger(tokens=("cuda",))
     modules = ("cuda",)
     uses = ("cuda",)
     message = "cuda-python calls the CUDA driver and runtime, absent on {DEVICE} hosts"

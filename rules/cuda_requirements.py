@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from migrator.analysis.dependencies import (
     COMPANIONS,
     CUDA_URL,
@@ -16,6 +14,7 @@ from migrator.analysis.dependencies import (
     wheel_advice,
 )
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.requirements import Entry, normalize, parse, release
@@ -88,12 +87,15 @@ class CudaRequirements(TextRule):
     summary = "Drop nvidia-*-cu12/triton pins, pin torch-npu beside torch, report CUDA-only wheels."
     # pip names ignore case and separators (`Torch`, `flash_attn`): no substring is certain
     # to occur, so the empty token lets every requirements file through.
-    tokens = ("",)
-    patterns: ClassVar[tuple[str, ...]] = (
-        "requirements*.txt",
-        "requirements/*.txt",
-        "*/requirements/*.txt",
-        "constraints*.txt",
+    trigger = Trigger(
+        tokens=("",),
+        unit=Unit.FILE,
+        files=(
+            "requirements*.txt",
+            "requirements/*.txt",
+            "*/requirements/*.txt",
+            "constraints*.txt",
+        ),
     )
     examples = (
         Example(

@@ -6,9 +6,9 @@ import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill
 from migrator.core.model import Finding, TextEdit
 from migrator.core.target import EnvMapping
@@ -99,8 +99,7 @@ class CudaShellEnv(TextRule):
     summary = (
         "Rename CUDA/NCCL env variables in shell scripts (CUDA_VISIBLE_DEVICES, NCCL_* timeouts)."
     )
-    tokens = ("CUDA", "NCCL")
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(tokens=("CUDA", "NCCL"), unit=Unit.FILE, files=SCRIPT_PATTERNS)
     examples = (
         Example(
             "export CUDA_VISIBLE_DEVICES=0,1\nexport NCCL_SOCKET_TIMEOUT_MS=360000\n",

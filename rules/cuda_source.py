@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 
@@ -33,8 +32,7 @@ class CudaSource(TextRule):
     name = "cuda-source"
     summary = "Report each .cu/.cuh file once: CUDA kernels must be ported by hand."
     # The empty token occurs in every text: the file name, not its content, decides.
-    tokens = ("",)
-    patterns: ClassVar[tuple[str, ...]] = ("*.cu", "*.cuh")
+    trigger = Trigger(tokens=("",), unit=Unit.FILE, files=("*.cu", "*.cuh"))
     examples = (
         reported("__global__ void scale(float* x) { x[threadIdx.x] *= 2.f; }\n", "kernel.cu"),
         Example('SOURCES = ["ops.cpp", "kernel.cu"]\n', path="build.py"),

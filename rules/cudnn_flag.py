@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.core.model import FixAvailability
 
 _CUDNN = "torch.backends.cudnn"
@@ -36,7 +37,7 @@ class CudnnFlag(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "cudnn-flag"
     summary = "cuDNN switches (benchmark, deterministic, enabled): no NPU equivalent, reported."
-    tokens = ("cudnn",)
+    trigger = Trigger(tokens=("cudnn",))
     examples = (
         Example(
             "import torch\ntorch.backends.cudnn.benchmark = True\n",

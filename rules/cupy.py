@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -32,7 +33,7 @@ class Cupy(UnsupportedConstruct):
     code = "NPU054"
     name = "cupy"
     summary = "Report CuPy imports and CuPy CUDA kernels: CuPy runs on CUDA/ROCm GPUs only."
-    tokens = ("cupy",)
+    trigger = Trigger(tokens=("cupy",))
     modules = ("cupy", "cupyx")
     uses = (
         "cupy.RawKernel",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -31,7 +32,7 @@ class DecordImport(UnsupportedConstruct):
     code = "NPU074"
     name = "decord-import"
     summary = "Report decord imports: no aarch64 wheel (build it, or decode with OpenCV/PyAV)."
-    tokens = ("decord",)
+    trigger = Trigger(tokens=("decord",))
     modules = ("decord",)
     message = "decord has no aarch64 wheel, and {DEVICE} hosts are aarch64"
     suggestion = (

@@ -7,6 +7,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import add_keyword, find_arg, string_value
 from migrator.contract.names import bound_reference, imported_reference
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 
 _READERS = frozenset(
     {
@@ -51,7 +52,7 @@ class DecordVideoReader(PythonRule):
     name = "decord-video-reader"
     summary = "decord VideoReader/VideoLoader decode on the CPU: explicit ctx=cpu(0), no gpu(i)."
     # `decord.gpu` follows its aliases (`from decord import gpu as g`) like any dotted token.
-    tokens = ("VideoReader", "VideoLoader", "decord.gpu")
+    trigger = Trigger(tokens=("VideoReader", "VideoLoader", "decord.gpu"))
     examples = (
         Example(
             "import decord\nvr = decord.VideoReader(path)\n",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
 
@@ -42,8 +41,9 @@ class DeepspeedOnebitBackend(TextRule):
     summary = (
         "DeepSpeed 1-bit optimizers: comm_backend_name 'nccl' to 'hccl' (reported when unset)."
     )
-    tokens = ("OneBit", "onebit", "ZeroOne", "zeroone")
-    patterns: ClassVar[tuple[str, ...]] = ("*.json",)
+    trigger = Trigger(
+        tokens=("OneBit", "onebit", "ZeroOne", "zeroone"), unit=Unit.FILE, files=("*.json",)
+    )
     examples = (
         Example(
             '{"optimizer": {"type": "OneBitAdam", "params": {"comm_backend_name": "nccl"}}}\n',

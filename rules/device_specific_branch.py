@@ -8,9 +8,14 @@ import libcst as cst
 
 from migrator.analysis import device_regions
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import reported
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
+
+
+def _has_if_or_assert(statement: ast.stmt, target: Target) -> bool:
+    return any(isinstance(node, (ast.If, ast.Assert)) for node in ast.walk(statement))
 
 
 class DeviceSpecificBranch(PythonRule):
@@ -46,7 +51,7 @@ class DeviceSpecificBranch(PythonRule):
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER
-    tokens = ("cuda", "nccl", "CUDA", "NCCL")
+    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), statement_gate=_has_if_or_assert)
     examples = (
         reported("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n"),
         reported(
@@ -54,10 +59,6 @@ class DeviceSpecificBranch(PythonRule):
         ),
         Example('if device == "cuda":\n    x = x.cuda()\n'),
     )
-
-    @classmethod
-    def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
-        return any(isinstance(node, (ast.If, ast.Assert)) for node in ast.walk(statement))
 
     def left_alone(self, node: cst.CSTNode, region: device_regions.Region) -> None:
         if not device_regions.mentions_source(node, self.target):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _DCP = "torch.distributed.checkpoint"
@@ -39,7 +40,7 @@ class DistributedCheckpoint(UnsupportedConstruct):
     summary = (
         "Report torch.distributed.checkpoint saves: planned with collectives (hccl: NPU only)."
     )
-    tokens = ("checkpoint",)
+    trigger = Trigger(tokens=("checkpoint",))
     uses = (f"{_DCP}.save", f"{_DCP}.async_save", f"{_DCP}.save_state_dict")
     message = (
         "DCP plans saves with collectives in the default group, and hccl takes {DEVICE} "

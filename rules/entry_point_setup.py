@@ -13,9 +13,8 @@ import libcst as cst
 from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
+from migrator.contract.trigger import FileView, Trigger, Unit
 from migrator.core.model import Safety
-from migrator.core.project import EMPTY as EMPTY_PROJECT
-from migrator.core.project import ProjectView
 from migrator.formats.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
@@ -171,6 +170,27 @@ def _comment_lines(lines: Sequence[str]) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
 
 
+def _is_named_or_launched(view: FileView) -> bool:
+    # A file named with --entry, or one a launch command of the project runs, is set up
+    # even when it has none of the tokens.
+    if view.path in _named(view.options):
+        return True
+    return not view.options.entry_points and view.project.entry(view.path) is not None
+
+
+def _may_be_entry(view: FileView) -> bool:
+    # It acts (or reports) only on a named entry, a file with a main block, or one whose
+    # top-level code does the training's work; library modules (most files that merely
+    # mention ".backward(") have none, and are then spared a whole-module pass.
+    if view.options.entry_points:
+        return view.path in _named(view.options)
+    if view.tree is None:
+        return True
+    if any(_may_be_main_guard(statement) for statement in view.tree.body):
+        return True
+    return _may_work_at_top_level(view.tree, view.text)
+
+
 class EntryPointSetup(PythonRule):
     """Set up entry scripts: import the device runtime, its safety net and the patcher.
 
@@ -257,48 +277,29 @@ class EntryPointSetup(PythonRule):
         "projects)."
     )
     safety = Safety.REVIEW
-    whole_module = True
+    # A notebook is not launched as a script; its kernel imports what its cells import.
+    trigger = Trigger(
+        tokens=(
+            "__main__",
+            "def main(",
+            ".backward(",
+            "Accelerator(",
+            "Trainer(",
+            "init_process_group",
+            "deepspeed.initialize",
+            ".cuda(",
+            ".fit(",
+            ".train(",
+            "run_training",
+        ),
+        unit=Unit.MODULE,
+        notebooks=False,
+        always=_is_named_or_launched,
+        gate=_may_be_entry,
+    )
     priority = 900
     # Not a device edit: it applies inside code that already handles the NPU too.
     leaves_device_regions = False
-    # A notebook is not launched as a script; its kernel imports what its cells import.
-    notebooks = False
-    tokens = (
-        "__main__",
-        "def main(",
-        ".backward(",
-        "Accelerator(",
-        "Trainer(",
-        "init_process_group",
-        "deepspeed.initialize",
-        ".cuda(",
-        ".fit(",
-        ".train(",
-        "run_training",
-    )
-
-    @classmethod
-    def always_for(
-        cls, path: str, options: RuleOptions, project: ProjectView = EMPTY_PROJECT
-    ) -> bool:
-        # A file named with --entry, or one a launch command of the project runs, is set up
-        # even when it has none of the tokens.
-        if path in _named(options):
-            return True
-        return not options.entry_points and project.entry(path) is not None
-
-    @classmethod
-    def may_act_on_module(
-        cls, tree: ast.Module, text: str, path: str, options: RuleOptions
-    ) -> bool:
-        # It acts (or reports) only on a named entry, a file with a main block, or one whose
-        # top-level code does the training's work; library modules (most files that merely
-        # mention ".backward(") have none, and are then spared a whole-module pass.
-        if options.entry_points:
-            return path in _named(options)
-        if any(_may_be_main_guard(statement) for statement in tree.body):
-            return True
-        return _may_work_at_top_level(tree, text)
 
     examples = (
         Example(

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -49,7 +50,7 @@ class FlashAttn(UnsupportedConstruct):
     code = "NPU050"
     name = "flash-attn"
     summary = "Report flash-attn imports and calls: CUDA-only kernels with no Ascend build."
-    tokens = ("flash_attn",)
+    trigger = Trigger(tokens=("flash_attn",))
     modules = ("flash_attn", "flash_attn_interface")
     uses = ("flash_attn", "flash_attn_interface")
     message = "flash-attn is a CUDA-only kernel package with no {DEVICE} build"

@@ -10,6 +10,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import FixAvailability
 
@@ -178,7 +179,7 @@ class Float64Device(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
-    tokens = ("float64", "double", "DoubleTensor", "np.float_")
+    trigger = Trigger(tokens=("float64", "double", "DoubleTensor", "np.float_"))
     examples = (
         reported(
             "import torch\n\n\ndef sync(count, total):\n"

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _OPS = ("add", "add_", "sub", "sub_")
@@ -37,7 +38,7 @@ class ForeachAlpha(UnsupportedConstruct):
     code = "NPU072"
     name = "foreach-alpha"
     summary = "Report torch._foreach_add_/sub_(..., alpha=): hand ports rewrote them for the NPU."
-    tokens = ("_foreach_",)
+    trigger = Trigger(tokens=("_foreach_",))
     uses = tuple(f"torch._foreach_{op}" for op in _OPS)
     message = "foreach calls with alpha= needed a rewrite in hand ports to the {DEVICE}"
     suggestion = (

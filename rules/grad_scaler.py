@@ -12,6 +12,7 @@ from migrator.analysis.cst_helpers import (
 )
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import LiteralMarks
+from migrator.contract.trigger import Trigger
 
 
 class GradScaler(LiteralMarks):
@@ -58,7 +59,7 @@ class GradScaler(LiteralMarks):
     summary = (
         "GradScaler built for CUDA (torch.cuda.amp.GradScaler, torch.amp.GradScaler) to the NPU."
     )
-    tokens = ("GradScaler",)
+    trigger = Trigger(tokens=("GradScaler",))
     kind = "scaler device"
     examples = (
         Example(

@@ -7,6 +7,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg
 from migrator.contract.names import bound_reference, imported_reference
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 from migrator.core.model import Safety
 
 _INFERENCE_MODES = frozenset(
@@ -62,7 +63,7 @@ class InferenceMode(PythonRule):
     name = "inference-mode"
     summary = "torch.inference_mode regions and decorators to the torch.no_grad equivalent."
     safety = Safety.REVIEW
-    tokens = ("inference_mode",)
+    trigger = Trigger(tokens=("inference_mode",))
     # Not a device edit: it applies inside code that already handles the NPU too.
     leaves_device_regions = False
     examples = (

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -36,7 +37,7 @@ class LigerKernel(UnsupportedConstruct):
     code = "NPU065"
     name = "liger-kernel"
     summary = "Report Liger Kernel imports and patches: Triton kernels for CUDA GPUs."
-    tokens = ("liger_kernel",)
+    trigger = Trigger(tokens=("liger_kernel",))
     modules = ("liger_kernel",)
     uses = ("liger_kernel",)
     message = (

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import reported
 from migrator.core.model import FixAvailability
 
@@ -53,7 +54,7 @@ class LightningGpuAccelerator(PythonRule):
     summary = (
         "Report Lightning Trainer/Fabric accelerator='gpu' and strategy='ddp' (no NPU accelerator)."
     )
-    tokens = ("accelerator", "strategy")
+    trigger = Trigger(tokens=("accelerator", "strategy"))
     examples = (
         reported(
             "import lightning as L\n"

@@ -10,6 +10,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import dotted_name, find_arg
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.contract.trigger import Trigger
 
 _AUTOCASTS = ("torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast")
 _DEVICE_AUTOCAST = "torch.{device}.amp.autocast"
@@ -601,9 +602,11 @@ class LowPrecisionNumpy(PythonRule):
     code = "NPU003"
     name = "low-precision-numpy"
     summary = "Insert .float() before .cpu().numpy() where the tensor can be bfloat16."
-    tokens = ()
     # The call right before `.numpy()` is `.cpu()` or `.detach()` (possibly across lines).
-    token_patterns = (TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),)
+    trigger = Trigger(
+        patterns=(TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),),
+        facts=low_precision_methods,
+    )
     examples = (
         Example(
             "import torch\ndef predict(head, h):\n"
@@ -623,10 +626,6 @@ class LowPrecisionNumpy(PythonRule):
             None,
         ),
     )
-
-    @classmethod
-    def file_facts(cls, tree: ast.Module) -> LowMethods:
-        return low_precision_methods(tree)
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -31,7 +32,7 @@ class Natten(UnsupportedConstruct):
     code = "NPU064"
     name = "natten"
     summary = "Report NATTEN neighborhood-attention imports and calls: CUDA-only kernels."
-    tokens = ("natten",)
+    trigger = Trigger(tokens=("natten",))
     modules = ("natten",)
     uses = ("natten",)
     message = "NATTEN's neighborhood-attention kernels are CUDA builds with no {DEVICE} build"

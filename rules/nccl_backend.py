@@ -9,6 +9,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
+from migrator.contract.trigger import Trigger
 
 _DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
 # Callees whose positional argument at this index is a backend.
@@ -60,7 +61,7 @@ class NcclBackend(StringPositionRule):
     summary = (
         'The "nccl" process-group backend (arguments, settings, comparisons) to the target one.'
     )
-    tokens = ("nccl", "NCCL")
+    trigger = Trigger(tokens=("nccl", "NCCL"))
     kind = "backend"
     examples = (
         Example(

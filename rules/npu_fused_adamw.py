@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -35,7 +36,7 @@ class NpuFusedAdamw(UnsupportedConstruct):
     code = "NPU091"
     name = "npu-fused-adamw"
     summary = "Suggest torch_npu.optim.NpuFusedAdamW where fused AdamW meets an older torch-npu."
-    tokens = ("Adam",)
+    trigger = Trigger(tokens=("Adam",))
     uses = ("torch.optim.AdamW", "torch.optim.Adam")
     message = (
         "suggestion: fused=True needs the fused kernel in the host's torch-npu (in the wheels "

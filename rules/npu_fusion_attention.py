@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -33,7 +34,7 @@ class NpuFusionAttention(UnsupportedConstruct):
     code = "NPU093"
     name = "npu-fusion-attention"
     summary = "Suggest torch_npu.npu_fusion_attention at SDPA calls (layout, mask, outputs differ)."
-    tokens = ("scaled_dot_product_attention",)
+    trigger = Trigger(tokens=("scaled_dot_product_attention",))
     uses = ("torch.nn.functional.scaled_dot_product_attention",)
     message = "suggestion: the {DEVICE} has a fused attention kernel for this"
     suggestion = (

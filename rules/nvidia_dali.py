@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -32,7 +33,7 @@ class NvidiaDali(UnsupportedConstruct):
     code = "NPU076"
     name = "nvidia-dali"
     summary = "Report NVIDIA DALI pipelines: GPU decoding/augmentation (use a CPU DataLoader)."
-    tokens = ("nvidia.dali", "dali")
+    trigger = Trigger(tokens=("nvidia.dali", "dali"))
     modules = ("nvidia.dali",)
     uses = ("nvidia.dali",)
     message = "DALI pipelines decode and augment on NVIDIA GPUs, absent on {DEVICE} hosts"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
@@ -40,8 +40,7 @@ class NvidiaSmi(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "nvidia-smi"
     summary = "Report nvidia-smi calls in shell scripts (the NPU's tool is npu-smi)."
-    tokens = (_SMI,)
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(tokens=(_SMI,), unit=Unit.FILE, files=SCRIPT_PATTERNS)
     examples = (
         reported("GPUS=$(nvidia-smi -L | wc -l)\n", "run.sh"),
         Example('echo "check nvidia-smi for memory"\n', path="run.sh"),

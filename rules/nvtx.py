@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -34,7 +35,7 @@ class Nvtx(UnsupportedConstruct):
     summary = (
         "Report NVTX ranges and markers (torch.cuda.nvtx, the nvtx package) for the NPU's mstx."
     )
-    tokens = ("nvtx",)
+    trigger = Trigger(tokens=("nvtx",))
     modules = ("nvtx", "torch.cuda.nvtx")
     uses = ("nvtx", "torch.cuda.nvtx")
     message = "NVTX annotates timelines for NVIDIA Nsight and needs CUDA"

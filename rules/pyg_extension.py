@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -47,7 +48,9 @@ class PygExtension(UnsupportedConstruct):
     code = "NPU066"
     name = "pyg-extension"
     summary = "Report torch_scatter/torch_cluster/torch_sparse calls (mx_driving has some ops)."
-    tokens = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
+    trigger = Trigger(
+        tokens=("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
+    )
     modules = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
     uses = modules
     message = "PyG's extension packages are C++/CUDA builds with no {DEVICE} kernels"

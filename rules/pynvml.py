@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
 
 _RUNNERS = (
@@ -64,7 +65,7 @@ class Pynvml(UnsupportedConstruct):
     summary = (
         "Report NVML queries (pynvml, nvidia_smi, nvidia-smi subprocesses) for npu-smi/torch.npu."
     )
-    tokens = ("nvml", "nvidia_smi", "nvidia-smi")
+    trigger = Trigger(tokens=("nvml", "nvidia_smi", "nvidia-smi"))
     modules = ("pynvml", "py3nvml", "nvidia_smi")
     uses = ("pynvml", "py3nvml", "nvidia_smi", *_RUNNERS)
     message = "NVML (nvidia-smi) talks to the NVIDIA driver, absent on {DEVICE} hosts"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import tomlkit
 from packaging.requirements import InvalidRequirement, Requirement
@@ -23,6 +23,7 @@ from migrator.analysis.dependencies import (
     wheel_advice,
 )
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill
 from migrator.core.model import Finding, TextEdit
 
@@ -105,8 +106,7 @@ class PyprojectDependencies(TextRule):
     code = "NPU114"
     name = "pyproject-dependencies"
     summary = "pyproject.toml: torch pin to a torch-npu release, CUDA wheels dropped or reported."
-    tokens = ("",)
-    patterns: ClassVar[tuple[str, ...]] = ("pyproject.toml",)
+    trigger = Trigger(tokens=("",), unit=Unit.FILE, files=("pyproject.toml",))
     examples = (
         Example(
             '[project]\nname = "demo"\ndependencies = [\n    "torch==2.7.1+cu126",\n'

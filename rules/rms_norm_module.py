@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import FixAvailability
 
@@ -69,7 +70,7 @@ class RmsNormModule(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "rms-norm-module"
     summary = "Suggest torch_npu.npu_rms_norm for hand-written RMSNorm modules (one fused kernel)."
-    tokens = ("rsqrt",)
+    trigger = Trigger(tokens=("rsqrt",))
     examples = (
         reported(
             "import torch\n\n\nclass RMSNorm(torch.nn.Module):\n"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from migrator.analysis.requirement_report import requirement_warning
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 
@@ -38,8 +38,11 @@ class SetupCfgRequires(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "setup-cfg-requires"
     summary = "Report CUDA wheels and torch pins without a torch-npu release in setup.cfg."
-    tokens = ("install_requires", "extras_require", "setup_requires")
-    patterns: ClassVar[tuple[str, ...]] = ("setup.cfg",)
+    trigger = Trigger(
+        tokens=("install_requires", "extras_require", "setup_requires"),
+        unit=Unit.FILE,
+        files=("setup.cfg",),
+    )
     examples = (
         reported("[options]\ninstall_requires =\n    numpy\n    torch==2.0.1+cu118\n", "setup.cfg"),
         Example("[options]\ninstall_requires =\n    numpy\n    torch>=2.1\n", None, "setup.cfg"),

@@ -7,6 +7,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.analysis.requirement_report import requirement_warning
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import FixAvailability
 
@@ -41,9 +42,11 @@ class SetupInstallRequires(PythonRule):
     summary = (
         "Report CUDA wheels and torch pins without a torch-npu release in setup.py requirements."
     )
-    tokens = ("install_requires", "extras_require", "setup_requires")
-    paths = ("setup.py", "*/setup.py")
-    whole_module = True
+    trigger = Trigger(
+        tokens=("install_requires", "extras_require", "setup_requires"),
+        unit=Unit.MODULE,
+        paths=("setup.py", "*/setup.py"),
+    )
     examples = (
         reported(
             "from setuptools import setup\n"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from migrator.analysis.cst_helpers import retarget_device
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, Safety, TextEdit
 from migrator.formats.shell import SCRIPT_PATTERNS
 from migrator.formats.sources import split_lines
@@ -46,8 +46,7 @@ class ShellDeviceArgument(TextRule):
     name = "shell-device-argument"
     summary = "Device values in launch scripts (--device cuda, DEVICE=cuda) point at the NPU."
     safety = Safety.REVIEW
-    tokens = ("cuda",)
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(tokens=("cuda",), unit=Unit.FILE, files=SCRIPT_PATTERNS)
     examples = (
         Example(
             "python train.py --device cuda:0 --eval-device='cuda' --name cuda\n",

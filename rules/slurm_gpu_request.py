@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import ClassVar
 
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
@@ -46,8 +46,7 @@ class SlurmGpuRequest(TextRule):
     summary = (
         "Report Slurm GPU requests (#SBATCH --gres=gpu:N, --gpus...); NPU resources are site-set."
     )
-    tokens = ("gpu", "-G")
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(tokens=("gpu", "-G"), unit=Unit.FILE, files=SCRIPT_PATTERNS)
     examples = (
         reported(
             "#!/bin/bash\n#SBATCH -N 2\n#SBATCH --gres=gpu:8\nsrun python train.py\n", "job.sh"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -32,7 +33,7 @@ class Spconv(UnsupportedConstruct):
     code = "NPU067"
     name = "spconv"
     summary = "Report spconv sparse convolutions (mx_driving has SparseConv3d/SubMConv3d...)."
-    tokens = ("spconv",)
+    trigger = Trigger(tokens=("spconv",))
     modules = ("spconv",)
     uses = ("spconv",)
     message = "spconv's sparse convolutions are CUDA kernels with no {DEVICE} build"

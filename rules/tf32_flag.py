@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 
 # What the flags default to, so the message can say whether behaviour changes.
 _DEFAULTS = {
@@ -53,7 +54,7 @@ class Tf32Flag(PythonRule):
     summary = (
         "TF32 switches (torch.backends.cuda.matmul / cudnn .allow_tf32) to the NPU's HF32 switches."
     )
-    tokens = ("allow_tf32",)
+    trigger = Trigger(tokens=("allow_tf32",))
     examples = (
         Example(
             "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 
 # torch's `fp32_precision` settings (torch >= 2.9) -> the NPU's HF32 switch.
 _SETTINGS = {
@@ -51,7 +52,7 @@ class Tf32PrecisionSetting(PythonRule):
         "fp32_precision='tf32' settings to HF32 switches; set_float32_matmul_precision('high') "
         "reported."
     )
-    tokens = ("fp32_precision", "set_float32_matmul_precision")
+    trigger = Trigger(tokens=("fp32_precision", "set_float32_matmul_precision"))
     examples = (
         Example(
             'import torch\ntorch.backends.cuda.matmul.fp32_precision = "tf32"\n',

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, has_star_kwargs, string_value
 from migrator.contract.rule import Example, TokenPattern
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
@@ -56,8 +57,9 @@ class TorchCompileBackend(UnsupportedConstruct):
         "Report torch.compile with the default Inductor or a CUDA-only backend (torchair instead)."
     )
     # torch.compile through any alias; `re.compile` is not a candidate.
-    tokens = ("torch.compile",)
-    token_patterns = (TokenPattern(".compile", r"(?<!\bre)\.compile\b"),)
+    trigger = Trigger(
+        tokens=("torch.compile",), patterns=(TokenPattern(".compile", r"(?<!\bre)\.compile\b"),)
+    )
     uses = ("torch.compile",)
     message = "Inductor, the default backend, generates Triton kernels for CUDA GPUs"
     suggestion = (

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from migrator.analysis.capability_gates import CAPABILITY_APIS
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
+from migrator.contract.trigger import Trigger
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -76,8 +76,9 @@ class TorchCudaApi(PythonRule):
     # `torch.cuda` (aliases of torch and of torch.cuda follow) and any other `.cuda`
     # attribute that is not a call (a device table is reported only when its "cuda" entry
     # uses one).
-    tokens = ("torch.cuda",)
-    token_patterns = (TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+    trigger = Trigger(
+        tokens=("torch.cuda",), patterns=(TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+    )
     examples = (
         Example(
             "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",
@@ -214,11 +215,7 @@ class TorchCudaApi(PythonRule):
 
     def _mentions_source(self, node: cst.BaseExpression) -> bool:
         source = self._source()
-        return any(
-            (self.qualname(found) or "").startswith(source)
-            for found in m.findall(node, m.Attribute())
-            if isinstance(found, cst.Attribute)
-        )
+        return any((self.qualname(found) or "").startswith(source) for found in _attributes(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         qualified = self.qualname(node)
@@ -295,3 +292,20 @@ class TorchCudaApi(PythonRule):
         if torch is None:
             return None
         return cst.Attribute(value=cst.Name(torch), attr=device)
+
+
+class _Attributes(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.Attribute] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.found.append(node)
+
+
+def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
+    """Every attribute node under `node`, itself included (libcst.matchers' findall costs
+    a third of a second of start-up to import)."""
+    collector = _Attributes()
+    node.visit(collector)
+    return collector.found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -34,7 +35,7 @@ class TorchJitScript(UnsupportedConstruct):
     code = "NPU070"
     name = "torch-jit-script"
     summary = "Report torch.jit.script: transfer_to_npu disables TorchScript (returns it as is)."
-    tokens = ("torch.jit", "jit.script", "script_method")
+    trigger = Trigger(tokens=("torch.jit", "jit.script", "script_method"))
     uses = ("torch.jit.script", "torch.jit.script_method", "torch.jit._script.script")
     message = "transfer_to_npu disables TorchScript, so this returns its argument unscripted"
     suggestion = (

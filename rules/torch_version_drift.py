@@ -7,6 +7,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger
 from migrator.core.model import FixAvailability
 
 # Modules whose public names the data records completely (every top-level binding of the
@@ -47,7 +48,7 @@ class TorchVersionDrift(PythonRule):
     name = "torch-version-drift"
     summary = "Report torch/torch_npu names absent from the target host's releases (torch 2.7.1)."
     fix_availability = FixAvailability.NEVER
-    tokens = ("torch",)
+    trigger = Trigger(tokens=("torch",))
     examples = (
         Example(
             "import torch as th\nindex = th.accelerator.device_index()\n",

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _DECODERS = ("torchcodec.decoders.VideoDecoder", "torchcodec.decoders.AudioDecoder")
@@ -34,7 +35,7 @@ class TorchcodecDevice(UnsupportedConstruct):
     code = "NPU075"
     name = "torchcodec-device"
     summary = "Report torchcodec decoders on a GPU (device=...): it decodes on CPU or NVDEC only."
-    tokens = ("torchcodec", "VideoDecoder")
+    trigger = Trigger(tokens=("torchcodec", "VideoDecoder"))
     uses = _DECODERS
     message = "torchcodec decodes on the CPU or on NVIDIA GPUs (NVDEC), not on the {DEVICE}"
     suggestion = (

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import Finding, FixAvailability
 from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position, unquote
@@ -68,8 +67,11 @@ class TrainerFlag(TextRule):
     fix_availability = FixAvailability.NEVER
     name = "trainer-flag"
     summary = "Report launch-script flags hand ports turned off: --flash_attn, liger; --bf16 note."
-    tokens = ("flash_attn", "flash-attn", "flash_attention", "liger", "--bf16")
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(
+        tokens=("flash_attn", "flash-attn", "flash_attention", "liger", "--bf16"),
+        unit=Unit.FILE,
+        files=SCRIPT_PATTERNS,
+    )
     examples = (
         reported("torchrun train.py --bf16 True --flash_attn True\n", "run.sh"),
         Example("torchrun train.py --bf16 False --attn_implementation sdpa\n", path="run.sh"),

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.contract.unsupported import reported
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.shell import SCRIPT_PATTERNS, Word, line_starts, parse, position, unquote
@@ -59,8 +58,9 @@ class TrainerLaunchFlag(TextRule):
     code = "NPU110"
     name = "trainer-launch-flag"
     summary = "Launch scripts: --tf32 off, --fp16 with fused AdamW unfused, apex backends reported."
-    tokens = ("--tf32", "adamw_torch_fused", "apex")
-    patterns: ClassVar[tuple[str, ...]] = SCRIPT_PATTERNS
+    trigger = Trigger(
+        tokens=("--tf32", "adamw_torch_fused", "apex"), unit=Unit.FILE, files=SCRIPT_PATTERNS
+    )
     examples = (
         Example(
             "torchrun --nproc_per_node 8 train.py --bf16 True --tf32 True\n",

@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value, with_string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger
 
 # TrainingArguments and the trainer configs that subclass it.
 _ARGUMENT_CLASSES = frozenset(
@@ -71,7 +72,7 @@ class TrainingArgumentsFlag(PythonRule):
     summary = (
         "TrainingArguments: tf32=True off, fp16 + fused AdamW unfused, apex backends reported."
     )
-    tokens = ("tf32", "adamw_torch_fused", "apex")
+    trigger = Trigger(tokens=("tf32", "adamw_torch_fused", "apex"))
     examples = (
         Example(
             "from transformers import TrainingArguments\n"

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 _TE = "transformer_engine.pytorch"
@@ -51,7 +52,7 @@ class TransformerEngine(UnsupportedConstruct):
     code = "NPU063"
     name = "transformer-engine"
     summary = "Report NVIDIA Transformer Engine modules and fp8_autocast (torch.nn / torch_npu)."
-    tokens = ("transformer_engine",)
+    trigger = Trigger(tokens=("transformer_engine",))
     modules = ("transformer_engine",)
     uses = ("transformer_engine",)
     message = "Transformer Engine is a CUDA-only kernel library with no {DEVICE} build"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -36,7 +37,7 @@ class Triton(UnsupportedConstruct):
     summary = (
         "Report Triton imports and @triton.jit kernels: the triton wheel has no Ascend backend."
     )
-    tokens = ("triton",)
+    trigger = Trigger(tokens=("triton",))
     modules = ("triton",)
     uses = ("triton.jit", "triton.autotune", "triton.heuristics")
     message = (

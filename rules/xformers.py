@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.contract.rule import Example
+from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
 
 
@@ -35,7 +36,7 @@ class Xformers(UnsupportedConstruct):
     code = "NPU052"
     name = "xformers"
     summary = "Report xFormers imports and calls: CUDA kernels with no Ascend build."
-    tokens = ("xformers",)
+    trigger = Trigger(tokens=("xformers",))
     modules = ("xformers",)
     uses = ("xformers",)
     message = "xFormers ships CUDA kernels only; it has no {DEVICE} build"

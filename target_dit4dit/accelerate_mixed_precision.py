@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
-
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.sources import split_lines
 
@@ -16,6 +13,10 @@ KEY = "mixed_precision"
 
 
 def _load(text: str) -> Any:
+    # Imported here: YAML support costs start-up that runs without YAML files skip.
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     try:
         return YAML(typ="rt").load(text)
     except (YAMLError, ValueError):
@@ -60,8 +61,7 @@ class AccelerateMixedPrecision(TextRule):
     code = "DIT011"
     name = "accelerate-mixed-precision"
     summary = "Accelerate config naming a deepspeed_config_file: drop mixed_precision (refused)."
-    patterns = ("*.yaml", "*.yml")
-    tokens = ("deepspeed_config_file",)
+    trigger = Trigger(tokens=("deepspeed_config_file",), unit=Unit.FILE, files=("*.yaml", "*.yml"))
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
     priority = 800
     examples = (
@@ -81,6 +81,8 @@ class AccelerateMixedPrecision(TextRule):
     )
 
     def check(self, text: str) -> list[Finding]:
+        from ruamel.yaml.comments import CommentedMap
+
         data = _load(text)
         if not isinstance(data, CommentedMap) or KEY not in data:
             return []

@@ -15,8 +15,9 @@ from migrator.analysis.statements import (
     single_assign,
     walk_statements,
 )
-from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger, Unit
 from target_dit4dit import FRAMEWORK
 
 MASK = "action_mask"
@@ -51,7 +52,7 @@ def _is_target(line: cst.BaseStatement) -> bool:
     )
 
 
-class ActionMaskSlice(ExpectsShape, InsertsIntoFunctions, PythonRule):
+class ActionMaskSlice(InsertsIntoFunctions, PythonRule):
     """Slice `action_mask` in `DiT4DiT.forward` the way the action targets are sliced.
 
     What it does: in the `forward` method of DiT4DiT's framework module, the targets keep the
@@ -83,11 +84,11 @@ class ActionMaskSlice(ExpectsShape, InsertsIntoFunctions, PythonRule):
     code = "DIT003"
     name = "action-mask-slice"
     summary = "Slice action_mask in DiT4DiT.forward like actions_target (the last chunk steps)."
-    tokens = (MASK,)
+    trigger = Trigger(
+        tokens=(MASK,), unit=Unit.MODULE, paths=(FRAMEWORK,), always=expected_in_paths
+    )
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
     priority = 800
-    paths = (FRAMEWORK,)
-    whole_module = True
     examples = (
         Example(
             "import torch\n\n\n"

@@ -6,8 +6,9 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import remove_arg
 from migrator.analysis.statements import code_of
-from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Safety
 from target_dit4dit import TRAINER
 
@@ -21,7 +22,7 @@ _PLUGINS = frozenset(
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-class DeepspeedPluginConfig(ExpectsShape, PythonRule):
+class DeepspeedPluginConfig(PythonRule):
     """Let the accelerate config file choose the DeepSpeed set-up: `DeepSpeedPlugin()`.
 
     What it does: in DiT4DiT's trainer, `DeepSpeedPlugin(hf_ds_config="<path>")` (accelerate's,
@@ -60,9 +61,9 @@ class DeepspeedPluginConfig(ExpectsShape, PythonRule):
         "DeepSpeedPlugin(hf_ds_config=...) -> DeepSpeedPlugin(): the accelerate config decides."
     )
     safety = Safety.REVIEW
-    tokens = ("DeepSpeedPlugin",)
-    paths = (TRAINER,)
-    whole_module = True
+    trigger = Trigger(
+        tokens=("DeepSpeedPlugin",), unit=Unit.MODULE, paths=(TRAINER,), always=expected_in_paths
+    )
     examples = (
         Example(
             "from accelerate import Accelerator, DeepSpeedPlugin\n"

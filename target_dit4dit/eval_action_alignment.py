@@ -11,8 +11,9 @@ from migrator.analysis.statements import (
     is_sliced,
     walk_statements,
 )
-from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule
+from migrator.contract.trigger import Trigger, Unit
 from target_dit4dit import TRAINER
 
 FUNCTION = "eval_action_model"
@@ -48,7 +49,7 @@ def _masked_error(line: cst.BaseStatement) -> tuple[cst.BaseExpression, cst.Name
     return visitor.found
 
 
-class EvalActionAlignment(ExpectsShape, InsertsIntoFunctions, PythonRule):
+class EvalActionAlignment(InsertsIntoFunctions, PythonRule):
     """Cut ground-truth actions and mask to the predicted length in `eval_action_model`.
 
     What it does: in DiT4DiT's trainer, `eval_action_model` compares the predicted actions
@@ -81,11 +82,11 @@ class EvalActionAlignment(ExpectsShape, InsertsIntoFunctions, PythonRule):
     summary = (
         "Align ground-truth actions/mask to the predicted length before eval_action_model's MSE."
     )
-    tokens = (FUNCTION,)
+    trigger = Trigger(
+        tokens=(FUNCTION,), unit=Unit.MODULE, paths=(TRAINER,), always=expected_in_paths
+    )
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
     priority = 800
-    paths = (TRAINER,)
-    whole_module = True
     examples = (
         Example(
             "import numpy as np\n\n\n"

@@ -15,8 +15,9 @@ from migrator.analysis.statements import (
     single_assign,
     with_leading,
 )
-from migrator.contract.expected import ExpectsShape, not_found
+from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import Trigger, Unit
 from target_dit4dit import TRAINER
 
 _MAIN_FLAGS = frozenset({"is_main_process", "is_local_main_process"})
@@ -118,7 +119,7 @@ def _receivers(statements: Sequence[cst.CSTNode]) -> set[str]:
     return found
 
 
-class RankZeroStateDict(ExpectsShape, PythonRule):
+class RankZeroStateDict(PythonRule):
     """Gather the model's state dict on every rank; keep saving it on rank 0.
 
     What it does: in DiT4DiT's trainer, a statement `state_dict = <accelerator>.get_state_dict(...)`
@@ -169,11 +170,11 @@ class RankZeroStateDict(ExpectsShape, PythonRule):
     summary = (
         "accelerator.get_state_dict() under a rank-0 guard: call it on every rank (ZeRO-3 hang)."
     )
-    tokens = ("get_state_dict",)
+    trigger = Trigger(
+        tokens=("get_state_dict",), unit=Unit.MODULE, paths=(TRAINER,), always=expected_in_paths
+    )
     # Moves lines without changing their count; runs before the rules that insert lines.
     priority = 700
-    paths = (TRAINER,)
-    whole_module = True
     examples = (
         Example(
             "def save(accelerator, model):\n"

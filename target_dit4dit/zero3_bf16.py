@@ -6,6 +6,7 @@ import json
 
 from migrator.contract.expected import not_found
 from migrator.contract.rule import Example, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
 from migrator.formats.json_spans import JSONSpanError, Span, line_col, spans
 
@@ -44,9 +45,12 @@ class Zero3Bf16(TextRule):
     code = "DIT010"
     name = "zero3-bf16"
     summary = 'ZeRO-3 DeepSpeed JSON: bf16 "enabled": "auto" -> true (auto resolves to false here).'
-    patterns = ("*.json", "*.yaml", "*.yml")
-    paths = (CONFIGS,)
-    tokens = ("zero_optimization",)
+    trigger = Trigger(
+        tokens=("zero_optimization",),
+        unit=Unit.FILE,
+        files=("*.json", "*.yaml", "*.yml"),
+        paths=(CONFIGS,),
+    )
     examples = (
         Example(
             '{\n  "bf16": {"enabled": "auto"},\n  "zero_optimization": {"stage": 3}\n}\n',

@@ -16,6 +16,7 @@ import libcst as cst
 import pytest
 
 from migrator.contract.rule import Example, PythonRule, TextRule
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, TextEdit
 from migrator.engine import registry
 from migrator.formats.sources import split_lines
@@ -27,7 +28,7 @@ class FlashAttnCall(PythonRule):
     code = "TST050"
     name = "flash-attn-call"
     summary = "flash_attn calls (test fixture)."
-    tokens = ("flash_attn",)
+    trigger = Trigger(tokens=("flash_attn",))
     examples = (
         Example("import flash_attn\nflash_attn.flash_attn_func(q, k, v)\n", None),
         Example("x = 1\n", None),
@@ -47,9 +48,7 @@ class EntrySetup(PythonRule):
     code = "TST030"
     name = "entry-setup"
     summary = "Entry scripts import torch_npu (test fixture)."
-    tokens = ("__main__", "def main")
-    whole_module = True
-    notebooks = False
+    trigger = Trigger(tokens=("__main__", "def main"), unit=Unit.MODULE, notebooks=False)
     priority = 900
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -70,8 +69,9 @@ class ShellCudaDevices(TextRule):
     code = "TST100"
     name = "shell-cuda-devices"
     summary = "CUDA_VISIBLE_DEVICES in shell scripts (test fixture)."
-    tokens = ("CUDA_VISIBLE_DEVICES", "nvidia-smi")
-    patterns = ("*.sh",)
+    trigger = Trigger(
+        tokens=("CUDA_VISIBLE_DEVICES", "nvidia-smi"), unit=Unit.FILE, files=("*.sh",)
+    )
 
     def check(self, text: str) -> list[Finding]:
         found: list[Finding] = []
@@ -101,8 +101,9 @@ class RequirementsFlashAttn(TextRule):
     code = "TST101"
     name = "requirements-flash-attn"
     summary = "flash-attn in requirements files (test fixture)."
-    tokens = ("flash-attn", "nvidia-")
-    patterns = ("requirements*.txt",)
+    trigger = Trigger(
+        tokens=("flash-attn", "nvidia-"), unit=Unit.FILE, files=("requirements*.txt",)
+    )
 
     def check(self, text: str) -> list[Finding]:
         found: list[Finding] = []
@@ -126,8 +127,7 @@ class LaunchedScript(PythonRule):
     code = "TST090"
     name = "launched-script"
     summary = "Files a launch command runs (test fixture)."
-    tokens = ("import",)
-    whole_module = True
+    trigger = Trigger(tokens=("import",), unit=Unit.MODULE)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         entry = self.ctx.project.entry(self.ctx.path)

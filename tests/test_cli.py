@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -233,3 +234,35 @@ def test_importing_the_cli_loads_no_engine_rules_or_libcst() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def _modules_after(*args: str) -> list[str]:
+    """The top-level packages and heavy modules a `migrate` run in a fresh process loaded."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['migrate', *{list(args)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('migrator', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('libcst', 'libcst.matchers', 'libcst.codemod', 'ruamel.yaml', 'rich',\n"
+        "         'rules', 'tomlkit', 'migrator.engine.files', 'migrator.output',\n"
+        "         'migrator.formats.notebook')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    found: list[str] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_version_imports_no_heavy_module() -> None:
+    assert _modules_after("--version") == []
+
+
+def test_a_run_that_adds_no_import_and_reads_no_yaml_skips_matchers_and_yaml(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "train.py").write_text(AUTOCAST)
+    loaded = _modules_after(str(tmp_path), "--dry-run", "--no-cache")
+    assert "libcst" in loaded, "the run must have used LibCST"
+    assert not {"libcst.matchers", "libcst.codemod", "ruamel.yaml", "rich"} & set(loaded)

@@ -96,6 +96,31 @@ def test_select_of_a_retired_code_warns_and_selects_its_successor(tmp_path: Path
 
 
 @pytest.mark.usefixtures("retired")
+def test_a_suppression_naming_a_retired_code_still_suppresses_and_warns(tmp_path: Path) -> None:
+    text = AUTOCAST.replace('("cuda"):', '("cuda"):  # migrate: ignore[NPU998]')
+    (tmp_path / "train.py").write_text(text)
+    for extra in ((), ("--full-parse",)):
+        result = invoke(str(tmp_path), "--dry-run", "--select", "NPU001", *extra)
+        assert "+++" not in result.stdout, result.output
+        assert "ignore[NPU998]`: NPU998 is now NPU001" in result.stderr
+        assert "unused" not in result.stderr.lower()
+    assert (tmp_path / "train.py").read_text() == text
+
+
+@pytest.mark.usefixtures("retired")
+def test_a_config_that_ignores_a_retired_code_warns_and_ignores_its_successor(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "train.py").write_text(AUTOCAST)
+    (tmp_path / "pyproject.toml").write_text('[tool.migrate]\nignore = ["NPU998"]\n')
+    result = invoke(str(tmp_path), "--dry-run")
+    assert "NPU998 is now NPU001" in result.stderr, result.output
+    assert "[tool.migrate]" in result.stderr
+    assert ": NPU001 " not in result.stderr
+    assert 'autocast("npu")' not in result.stdout
+
+
+@pytest.mark.usefixtures("retired")
 def test_explain_of_a_retired_code_explains_its_successor() -> None:
     result = invoke("--explain", "NPU998")
     assert result.exit_code == 0

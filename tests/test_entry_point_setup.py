@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from migrator.contract.rule import RuleOptions
+from migrator.contract.trigger import FileView
 from migrator.core.target import NPU
 from migrator.engine.files import migrate_text
 from migrator.engine.python import migrate_python
@@ -141,9 +142,8 @@ LIBRARY = (
 def test_only_files_that_may_be_entries_take_the_whole_module_route(
     text: str, may_act: bool
 ) -> None:
-    assert (
-        EntryPointSetup.may_act_on_module(ast.parse(text), text, "m.py", RuleOptions()) is may_act
-    )
+    view = FileView("m.py", text, RuleOptions(), tree=ast.parse(text))
+    assert EntryPointSetup.trigger.passes(view) is may_act
     if not may_act:
         full = migrate_python(text, "m.py", [EntryPointSetup], NPU, RuleOptions(), full=True)
         assert not full.changes and not full.warnings
@@ -152,8 +152,8 @@ def test_only_files_that_may_be_entries_take_the_whole_module_route(
 def test_a_named_entry_is_decided_by_its_name() -> None:
     options = RuleOptions(entry_points=("train.py",))
     tree = ast.parse(LIBRARY)
-    assert EntryPointSetup.may_act_on_module(tree, LIBRARY, "train.py", options)
-    assert not EntryPointSetup.may_act_on_module(tree, LIBRARY, "other.py", options)
+    assert EntryPointSetup.trigger.passes(FileView("train.py", LIBRARY, options, tree=tree))
+    assert not EntryPointSetup.trigger.passes(FileView("other.py", LIBRARY, options, tree=tree))
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -24,8 +24,8 @@ CASES = [
     for case in cases()
     if case.suffix == ".py"
     and issubclass(case.rule, PythonRule)
-    and case.rule.notebooks
-    and not case.rule.paths
+    and case.rule.trigger.notebooks
+    and not case.rule.trigger.paths
     and not case.options.entry_points
 ]
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from migrator.contract.expected import expected_in_paths
 from migrator.contract.rule import (
     CODE_PATTERN,
     NAME_PATTERN,
@@ -15,6 +16,7 @@ from migrator.contract.rule import (
     RuleOptions,
     TextRule,
 )
+from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Status
 from migrator.core.target import NPU, EnvMapping
 from migrator.engine import registry
@@ -38,7 +40,7 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
     assert rule.__name__.lower() == module.replace("_", ""), "class and module must match"
     assert rule.summary and len(rule.summary) <= 100 and "\n" not in rule.summary
     assert "Why" in rule.explain(), "the docstring must say why the rule is needed"
-    assert rule.tokens or rule.token_patterns
+    assert rule.trigger.tokens or rule.trigger.patterns
     assert any(ex.after is not None for ex in rule.examples), "needs an example it acts on"
     assert any(ex.after is None for ex in rule.examples), "needs an example it leaves alone"
     assert issubclass(rule, (PythonRule, TextRule))
@@ -48,7 +50,7 @@ def test_rule_declares_contract(rule: type[Rule]) -> None:
 def test_entry_point_rules_stay_out_of_notebooks(rule: type[Rule]) -> None:
     """NPU030-NPU049 set up entry scripts; a notebook is none (see migrator.formats.notebook)."""
     if rule.code.startswith("NPU") and 30 <= int(rule.code[3:]) <= 49:
-        assert rule.notebooks is False, f"{rule.code} must declare notebooks = False"
+        assert rule.trigger.notebooks is False, f"{rule.code}'s trigger must say notebooks=False"
 
 
 def test_codes_and_names_are_unique() -> None:
@@ -128,3 +130,26 @@ def test_target_is_data(case: object) -> None:
     result = run_case(case, data, full=False, target=XPU)
     output = (result.new_data or data).decode()
     assert _npu_words(output) <= _npu_words(data.decode()), output
+
+
+def _rule_with(**body: object) -> type[PythonRule]:
+    namespace = {"code": "XTS001", "name": "x-test", "summary": "A test rule.", **body}
+    return type("XTest", (PythonRule,), namespace)
+
+
+def test_a_rule_with_the_old_hooks_is_refused_with_the_way_to_convert_it() -> None:
+    old = _rule_with(tokens=("cuda",), whole_module=True)
+    with pytest.raises(registry.RegistryError, match=r"declares tokens, whole_module.*Trigger"):
+        registry.validate([old])
+
+
+def test_a_python_rule_may_not_claim_the_text_unit() -> None:
+    wrong = _rule_with(trigger=Trigger(tokens=("cuda",), unit=Unit.FILE))
+    with pytest.raises(registry.RegistryError, match=r"unit=Unit\.FILE"):
+        registry.validate([wrong])
+
+
+def test_a_rule_expecting_a_construct_names_its_paths() -> None:
+    unbounded = _rule_with(trigger=Trigger(tokens=("cuda",), always=expected_in_paths))
+    with pytest.raises(registry.RegistryError, match="needs `paths`"):
+        registry.validate([unbounded])

@@ -6,22 +6,19 @@ must then say "expected X in Y, not found; check by hand" instead of silently do
 
 The engine's fast path skips a file that holds none of a rule's tokens, so a rule that must
 notice a missing construct has to see its target files whether or not they hold a token:
-`ExpectsShape` makes `may_act_on` true, and the rule's `paths` (kept narrow: every matching
+its trigger says `always=expected_in_paths`, and its `paths` (kept narrow: every matching
 Python file is parsed whole) say which files it targets. Both engine paths then agree.
 """
 
 from __future__ import annotations
 
+from migrator.contract.trigger import FileView
 
-class ExpectsShape:
-    """Mixin for a rule limited to `paths` that reports when its construct is missing there.
 
-    List it before the rule base class: `class MyRule(ExpectsShape, PythonRule)`.
-    """
-
-    @classmethod
-    def may_act_on(cls, text: str) -> bool:
-        return True
+def expected_in_paths(view: FileView) -> bool:
+    """The `always` of a rule that reports when its construct is missing: it runs on
+    every file its trigger's `paths` admit (the registry refuses it without `paths`)."""
+    return True
 
 
 def not_found(what: str, where: str) -> str:

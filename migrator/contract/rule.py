@@ -3,17 +3,15 @@
 A rule is one class in one module of `rules/` or a `target_*` package. Python rules are
 LibCST transformers (`PythonRule`); rules for shell scripts, requirements and config files
 are `TextRule`s, which return their findings with fixes as data. Each declares a stable
-code, a kebab-case name, a one-line summary, its safety and fix availability, the tokens it
-can act on (the engine's fast path skips code without them), and before/after examples.
+code, a kebab-case name, a one-line summary, its safety and fix availability, a `Trigger`
+saying what it can act on (`migrator.contract.trigger`: the engine's fast path skips code
+the trigger rules out), and before/after examples.
 Its docstring says why; `--explain` and the README print it. Name resolution lives in
 `migrator.analysis.scopes`, which `PythonRule` keeps in step with its walk.
 """
 
 from __future__ import annotations
 
-import ast
-import fnmatch
-import functools
 import inspect
 import re
 from collections.abc import Mapping, Sequence
@@ -26,7 +24,11 @@ from libcst.metadata import CodeRange
 from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.analysis.scopes import PassCache, Scopes
+from migrator.contract.trigger import TokenPattern as TokenPattern
+from migrator.contract.trigger import Trigger as Trigger
+from migrator.contract.trigger import Unit as Unit
 from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
+from migrator.core.options import RuleOptions as RuleOptions
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
@@ -45,22 +47,6 @@ class Example:
     before: str
     after: str | None = None
     path: str = "example.py"
-
-
-@dataclass(frozen=True)
-class RuleOptions:
-    """Settings a rule may read, filled from flags and `[tool.migrate]`."""
-
-    entry_points: tuple[str, ...] = ()
-    transfer_to_npu: bool = True
-    # Files never set up as entries (`--no-entry`), even when launched or detected.
-    no_entry_points: tuple[str, ...] = ()
-    # The mx_driving patcher: "auto" (where the project imports mmcv/mmdet/mmdet3d),
-    # "mx-driving" (every entry) or "none".
-    patcher: str = "auto"
-    # Whether main blocks that only put a model on the device (evaluation, inference,
-    # data preparation) are set up as entries; False reports them instead.
-    device_entries: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,7 +71,7 @@ class RuleContext:
     line_offset: int = 0
     # Earlier passes may have inserted lines: line_map[i] is the original line of line i+1.
     line_map: Sequence[int] | None = None
-    # What the rule's `file_facts` found in the whole file (see Rule.file_facts).
+    # What the rule's trigger's `facts` found in the whole file (see Trigger.facts).
     facts: object = None
     # Facts about the whole project (launch entries, config devices, pins...), computed
     # once per run before the per-file passes (see migrator.core.project).
@@ -136,43 +122,6 @@ class RuleContext:
         return sum(1 for finding in self.findings if finding.kind is Kind.EDIT)
 
 
-@dataclass(frozen=True)
-class TokenPattern:
-    """A regex for a construct a plain token cannot pin down (`.cpu()\n.numpy()`), with a
-    literal it cannot match without: the literal is checked first with `in`, which is far
-    cheaper than searching a whole file with a regex."""
-
-    literal: str
-    regex: str
-
-
-@functools.cache
-def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((pattern.literal, re.compile(pattern.regex)) for pattern in patterns)
-
-
-@functools.cache
-def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """A dotted token's last name imported from its module (`from torch import compile as
-    jit` for "torch.compile"): the file's text never spells the token, its aliases do.
-    Each entry is (the imported name, a pattern for the module's from-import statements)."""
-    found = []
-    for token in tokens:
-        module, dot, name = token.rpartition(".")
-        if dot and module and name.isidentifier():
-            # A literal first: the regex engine then scans for "from" at C speed.
-            statement = rf"from\s+{re.escape(module)}\s+import\s*(?:\([^)]*\)|[^\n]*)"
-            found.append((name, re.compile(statement)))
-    return tuple(found)
-
-
-def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
-    if name not in text:
-        return False
-    word = re.compile(rf"\b{re.escape(name)}\b")
-    return any(word.search(match.group(0)) for match in statements.finditer(text))
-
-
 class Rule:
     """Metadata every rule declares; see the module docstring."""
 
@@ -183,18 +132,12 @@ class Rule:
     # Whether its findings come with an edit: always, sometimes (it warns where it cannot
     # edit), or never (a report-only rule, whose `safety` then says nothing).
     fix_availability: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
-    tokens: ClassVar[tuple[str, ...]]
-    # Regexes for constructs a plain token cannot pin down (`.cpu()\n.numpy()`); a rule
-    # declares tokens, patterns or both, and acts only where one of them matches.
-    token_patterns: ClassVar[tuple[TokenPattern, ...]] = ()
+    # What it matches: tokens, patterns, unit, files, paths and cheap checks
+    # (`migrator.contract.trigger`); the engine reads nothing else to skip work.
+    trigger: ClassVar[Trigger]
     examples: ClassVar[tuple[Example, ...]] = ()
-    # Glob patterns (on the path relative to the project root) a rule is limited to.
-    paths: ClassVar[tuple[str, ...]] = ()
     # Lower runs first; rules that insert whole lines run late so others report true lines.
     priority: ClassVar[int] = 100
-    # False for rules that set up a program's entry (module-level imports, patchers): a
-    # notebook is not an entry script, so the engine never runs them on notebook cells.
-    notebooks: ClassVar[bool] = True
 
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
@@ -202,54 +145,6 @@ class Rule:
     @classmethod
     def explain(cls) -> str:
         return inspect.cleandoc(cls.__doc__ or "")
-
-    @classmethod
-    def applies_to(cls, path: str) -> bool:
-        if not cls.paths:
-            return True
-        return any(fnmatch.fnmatchcase(path, pattern) for pattern in cls.paths)
-
-    @classmethod
-    def may_act_on(cls, text: str) -> bool:
-        if any(token in text for token in cls.tokens):
-            return True
-        for guard, pattern in _compiled(cls.token_patterns):
-            if guard in text and pattern.search(text):
-                return True
-        return any(
-            _imports_name(text, name, statements) for name, statements in _from_imports(cls.tokens)
-        )
-
-    @classmethod
-    def may_act_on_ast(cls, statement: ast.stmt, target: Target) -> bool:
-        """A cheap necessary condition, on a statement's stdlib ast, for the rule to act in
-        it (the fast path skips the statement when False). It must never be False where
-        the rule would act: the fast and full paths are tested against each other."""
-        return True
-
-    @classmethod
-    def may_act_on_module(
-        cls, tree: ast.Module, text: str, path: str, options: RuleOptions
-    ) -> bool:
-        """For a `whole_module` rule: a cheap necessary condition, on the file's stdlib ast
-        and text, for the rule to act anywhere in it. When False the fast path leaves the
-        rule out, so one `whole_module` rule that cannot act does not send every rule over
-        the whole module. Like `may_act_on_ast`, it must never be False where it would act."""
-        return True
-
-    @classmethod
-    def file_facts(cls, tree: ast.Module) -> object:
-        """Facts about the whole file, read from its stdlib ast (cheap, and identical on both
-        engine paths, so a rule seeing one method still knows about its class)."""
-        return None
-
-    @classmethod
-    def always_for(
-        cls, path: str, options: RuleOptions, project: ProjectView = EMPTY_PROJECT
-    ) -> bool:
-        """Run on `path` even without tokens (e.g. a file the user named with --entry, or
-        one the project's launch commands run)."""
-        return False
 
     @property
     def target(self) -> Target:
@@ -265,10 +160,10 @@ class PythonRule(Rule, cst.CSTTransformer):
     record positions, honour `# migrate: ignore` comments and keep the report exact.
 
     Rules normally see one top-level statement (or one method, wrapped in a stand-in class
-    of the same name) at a time; a rule that needs the whole module sets `whole_module`.
+    of the same name) at a time; a rule that needs the whole module declares
+    `Trigger(unit=Unit.MODULE)`.
     """
 
-    whole_module: ClassVar[bool] = False
     # Device rules leave alone code that already handles the NPU or keeps CUDA-only work on
     # CUDA (`migrator.analysis.device_regions`); rules that only warn, or whose edit does
     # not depend on the device, set this False.
@@ -385,21 +280,12 @@ class PythonRule(Rule, cst.CSTTransformer):
 class TextRule(Rule):
     """A rule for non-Python files (shell scripts, requirements, configs).
 
-    `patterns` are globs matched against the file name and against the relative path.
+    Its trigger's `files` are globs matched against the file name and against the relative
+    path, and its unit is `Unit.FILE`.
     `check` returns what the rule found; its fixes are data: an edit finding (`change`)
     carries `TextEdit`s, offsets into the text it was given, and the engine applies them
     unless a `# migrate: ignore` comment covers the finding or its edits overlap another's.
     """
-
-    patterns: ClassVar[tuple[str, ...]]
-
-    @classmethod
-    def handles(cls, path: str) -> bool:
-        name = path.rsplit("/", 1)[-1]
-        return any(
-            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(path, pattern)
-            for pattern in cls.patterns
-        ) and cls.applies_to(path)
 
     def check(self, text: str) -> list[Finding]:
         raise NotImplementedError

@@ -19,7 +19,6 @@ from migrator.doctor.model import CheckResult, Status
 from migrator.engine import registry
 from migrator.engine.config import ConfigError
 from migrator.engine.config import load as load_config
-from migrator.engine.files import default_jobs
 from migrator.engine.selection import SelectionError, renamed, select, split_codes
 from migrator.engine.session import SessionError, choose_profile, migrate, plan
 from migrator.engine.settings import Settings
@@ -73,7 +72,7 @@ def pending(project: Path) -> Pending:
     if exclude and config.folder is not None:
         prefix = root.relative_to(config.folder.resolve()).as_posix()
         base = "" if prefix == "." else prefix + "/"
-    the_plan = plan(project, settings, profile, default_jobs(), exclude, base)
+    the_plan = plan(project, settings, profile, None, exclude, base)
     files = edits = failed = 0
     first: list[str] = []
     for result in migrate(the_plan):

@@ -13,9 +13,11 @@ occurs, so the engine
 
 A region is a whole statement, so a rule sees the same function, class member or
 statement it would see in the whole module; module-level imports reach it through the
-shared `ModuleBindings`. Rules that need the whole module (`whole_module`) and files in
-which a rule asks for a new import take the full-module route; a `whole_module` rule whose
-`may_act_on_module` check shows it cannot act in the file is left out first.
+shared `ModuleBindings`. Rules that need the whole module (`Unit.MODULE`) and files in
+which a rule asks for a new import take the full-module route. What the engine skips it
+reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens and patterns, the
+`gate` (a rule whose gate says it cannot act in the file is left out first), the
+`statement_gate` (per region), `always` and `paths`.
 `tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
@@ -27,16 +29,15 @@ import difflib
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from migrator.analysis.ast_lines import first_line, hot_lines, last_line
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
+from migrator.contract.trigger import FileView
 from migrator.core.model import Finding, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
@@ -187,14 +188,15 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     "autocast". A dotted token follows an alias of its head: with `import torch as th`,
     the token "torch.cuda" also matches `th.cuda`.
     """
+    tokens = rule.trigger.tokens
     parts: set[str] = set()
     for name, values in bindings.names.items():
         for value in values:
             if not value:
                 continue
-            if any(token in value for token in rule.tokens):
+            if any(token in value for token in tokens):
                 parts.add(rf"\b{re.escape(name)}\b")
-            for token in rule.tokens:
+            for token in tokens:
                 head, dot, rest = token.partition(".")
                 while dot:
                     if value == head:
@@ -207,8 +209,8 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
     """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
     return (
-        *(re.escape(token) for token in rule.tokens),
-        *(pattern.regex for pattern in rule.token_patterns),
+        *(re.escape(token) for token in rule.trigger.tokens),
+        *(pattern.regex for pattern in rule.trigger.patterns),
         *alias_tokens(rule, bindings),
     )
 
@@ -301,6 +303,11 @@ def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]
 
 
 def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
+    # Imported here: libcst.codemod imports libcst.matchers, a third of a second of
+    # start-up that a run adding no import never needs.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
     context = CodemodContext()
     for request in dict.fromkeys(requests):
         if request.remove:
@@ -325,43 +332,43 @@ def migrate_python(
     full: bool = False,
     inherited: ModuleBindings = EMPTY,
     project: ProjectView = EMPTY_PROJECT,
+    aliases: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
     `inherited` holds names bound before this text runs (earlier notebook cells); `project`
-    is the run's project view, which rules read as `ctx.project`.
+    is the run's project view, which rules read as `ctx.project`; `aliases` maps retired
+    codes to their successors, for `# migrate: ignore[...]` comments that name one.
     """
-    rules = [rule for rule in rules if rule.applies_to(path)]
+    aliases = aliases or {}
+    rules = [rule for rule in rules if rule.trigger.admits(path)]
+    view = FileView(path, text, options, project, target)
+    forced = {rule for rule in rules if rule.trigger.forced(view)}
     if not full:
         rules = [
             rule
             for rule in rules
-            if rule.may_act_on(text)
-            or rule.always_for(path, options, project)
+            if rule in forced
+            or rule.trigger.matches(text)
             or _uses_inherited_alias(rule, inherited, text)
         ]
         if not rules:
-            return _untouched(text, path)
+            return _untouched(text, path, aliases)
     tree = parse_ast(text)
     if not full:
-        rules = [
-            rule
-            for rule in rules
-            if not rule.whole_module
-            or rule.always_for(path, options, project)
-            or rule.may_act_on_module(tree, text, path, options)
-        ]
-    suppressions = python_suppressions(text)
-    outcome = Outcome(text)
+        view = replace(view, tree=tree)
+        rules = [rule for rule in rules if rule in forced or rule.trigger.passes(view)]
+    suppressions = python_suppressions(text).follow(aliases)
+    outcome = Outcome(text, suppressions.aliased(path))
     if suppressions.skips_file():
         suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
         return outcome
     bindings = chain(inherited, module_bindings(tree))
     # What a rule learns from the whole file's ast, the same for a region as for the module.
-    facts = {rule.code: rule.file_facts(tree) for rule in rules}
+    facts = {rule.code: rule.trigger.file_facts(tree) for rule in rules}
     run = _Run(path, target, options, bindings, suppressions, facts, project)
-    if full or any(rule.whole_module for rule in rules):
+    if full or any(rule.trigger.whole_module for rule in rules):
         new_text = _whole(text, rules, run)
     else:
         new_text = _by_region(text, tree, rules, run)
@@ -370,7 +377,7 @@ def migrate_python(
             suppressions.used.clear()
             new_text = _whole(text, rules, run)
     outcome.text = new_text
-    outcome.findings = settled(run.findings)
+    outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
     return outcome
 
@@ -383,12 +390,13 @@ def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, tex
     return bool(aliases) and compile_parts(aliases).search(text) is not None
 
 
-def _untouched(text: str, path: str) -> Outcome:
+def _untouched(text: str, path: str, aliases: Mapping[str, str]) -> Outcome:
     """No rule can act here; its suppressions are still reported as unused, as the full
     path reports them (reading comments needs only the tokenizer, not a parse)."""
     outcome = Outcome(text)
     if MARKER in text:
-        suppressions = python_suppressions(text)
+        suppressions = python_suppressions(text).follow(aliases)
+        outcome.findings = suppressions.aliased(path)
         if suppressions.skips_file():
             suppressions.skip_file()
         outcome.unused_suppressions = suppressions.unused(path)
@@ -418,7 +426,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
             if patterns[rule].search(body)
             and (
                 not region.statements
-                or any(rule.may_act_on_ast(node, run.target) for node in region.statements)
+                or any(rule.trigger.in_statement(node, run.target) for node in region.statements)
             )
         ]
         if not active:

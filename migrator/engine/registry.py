@@ -24,8 +24,10 @@ from pathlib import Path
 from types import ModuleType
 
 import migrator
+from migrator.contract.expected import expected_in_paths
 from migrator.contract.profile import GENERIC, Profile, Step
 from migrator.contract.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
+from migrator.contract.trigger import Trigger, Unit
 
 GENERIC_PACKAGE = "rules"
 ENTRY_POINT_GROUP = "npu_migrator.targets"
@@ -166,10 +168,53 @@ def validate(
             )
         if rule.name in seen_names:
             raise RegistryError(f"{where}: name {rule.name} is also used")
-        if not rule.tokens and not rule.token_patterns:
-            raise RegistryError(f"{where}: declares no tokens or token patterns")
+        _check_trigger(rule, where)
         seen_codes[rule.code] = rule
         seen_names[rule.name] = rule
+
+
+# What rules declared before the `Trigger` (they now go in it: CONTRIBUTING.md, "Triggers").
+OLD_HOOKS = (
+    "tokens",
+    "token_patterns",
+    "patterns",
+    "paths",
+    "whole_module",
+    "notebooks",
+    "may_act_on",
+    "may_act_on_ast",
+    "may_act_on_module",
+    "file_facts",
+    "always_for",
+    "applies_to",
+    "handles",
+)
+
+
+def _check_trigger(rule: type[Rule], where: str) -> None:
+    old = [name for name in OLD_HOOKS if hasattr(rule, name)]
+    if old:
+        raise RegistryError(
+            f"{where}: declares {', '.join(old)}, which a Trigger now holds "
+            "(see 'Triggers' in CONTRIBUTING.md)"
+        )
+    trigger = getattr(rule, "trigger", None)
+    if not isinstance(trigger, Trigger):
+        raise RegistryError(f"{where}: declares no trigger (a migrator.contract.trigger.Trigger)")
+    if not trigger.tokens and not trigger.patterns:
+        raise RegistryError(f"{where}: its trigger declares no tokens or patterns")
+    text = issubclass(rule, TextRule)
+    if text != (trigger.unit is Unit.FILE):
+        raise RegistryError(
+            f"{where}: a text rule's trigger has unit=Unit.FILE, a Python rule's "
+            "Unit.STATEMENT or Unit.MODULE"
+        )
+    if text and not trigger.files:
+        raise RegistryError(f"{where}: a text rule's trigger names its files (globs)")
+    if not text and trigger.files:
+        raise RegistryError(f"{where}: `files` is for text rules; use `paths`")
+    if trigger.always is expected_in_paths and not text and not trigger.paths:
+        raise RegistryError(f"{where}: always=expected_in_paths needs `paths`")
 
 
 @functools.lru_cache(maxsize=1)

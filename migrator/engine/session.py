@@ -44,7 +44,7 @@ class Plan:
     tree: Tree
     settings: Settings
     profile: Profile
-    jobs: int
+    jobs: int | None
     cache: CacheRef | None = None
 
     @property
@@ -60,7 +60,7 @@ def plan(
     path: Path,
     settings: Settings,
     profile: Profile,
-    jobs: int,
+    jobs: int | None,
     exclude: Sequence[str] = (),
     exclude_base: str = "",
     cache: CacheRef | None = None,

@@ -9,6 +9,10 @@ A suppression covers a site when it sits on the site's first or last line.
 A code list that cannot be read (`ignore[NPU-001]`) suppresses nothing and is reported as
 unused, never widened to "every code": a typo must not hide more than the user asked for.
 The same holds for an `ignore-file` that is not a full-line comment in the first ten lines.
+
+A retired code that is an alias of a live one (`ALIASES` in a rule package, see the code
+policy in `rules/__init__.py`) still suppresses the live code, and the engine reports a
+warning under the live code asking for the comment to name it (`Suppressions.aliased`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from migrator.core.model import Finding
@@ -57,6 +62,34 @@ class Suppressions:
     file_codes: Codes = None
     misplaced: list[int] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
+    # (line, retired code, its successor) for each retired code a comment names.
+    renamed: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def follow(self, aliases: Mapping[str, str]) -> Suppressions:
+        """Read retired codes as their successors (only whole codes, never a prefix)."""
+        if not aliases:
+            return self
+
+        def live(line: int, codes: Codes) -> Codes:
+            if codes is None or not codes & aliases.keys():
+                return codes
+            for old in sorted(codes & aliases.keys()):
+                self.renamed.append((line, old, aliases[old]))
+            return frozenset(aliases.get(code, code) for code in codes)
+
+        self.lines = {line: live(line, codes) for line, codes in self.lines.items()}
+        if self.file_line is not None:
+            self.file_codes = live(self.file_line, self.file_codes)
+        self.renamed.sort()
+        return self
+
+    def aliased(self, path: str) -> list[Finding]:
+        """A warning, under the live code, for each comment that names a retired one."""
+        found = []
+        for line, old, new in self.renamed:
+            message = f"`# migrate: ignore[{old}]`: {old} is now {new}; the comment still works"
+            found.append(Finding.warning(path, line, 1, new, message, f"write {new} there"))
+        return found
 
     def covering(self, code: str, first: int, last: int) -> int | None:
         """The line of the comment that suppresses `code` at first..last, if any."""

@@ -1,0 +1,161 @@
+"""What a rule matches, declared as one value: its `Trigger`.
+
+A rule says *what* it can act on; how the engine skips files, statements and passes is the
+engine's business. The trigger holds
+
+- `tokens` and `patterns`: text without which the rule cannot act (plain substrings, and
+  `TokenPattern` regexes for what a substring cannot pin down); a dotted token also matches
+  its last name imported from its module (`from torch import compile as jit`), and the
+  engine follows the file's import aliases (`import torch as th` makes `th.cuda` a match);
+- `unit`: what one pass of the rule sees: one top-level statement or method
+  (`Unit.STATEMENT`, the default), the whole module (`Unit.MODULE`), or a text file
+  (`Unit.FILE`, every `TextRule`);
+- `files` (text rules: globs on the file name or the relative path) and `paths` (globs on
+  the relative path the rule is limited to); `notebooks=False` keeps a Python rule off
+  notebook cells;
+- optional cheap checks, each a plain function: `gate(view)`, a necessary condition on the
+  file (its text, and for Python its stdlib tree) checked after a token matched;
+  `statement_gate(statement, target)`, a necessary condition on one region's stdlib ast;
+  `always(view)`, a sufficient condition that makes the rule run on a file its `files` and
+  `paths` admit even without a token (an `--entry` file; a rule that reports a missing
+  construct); and `facts(tree)`, what the rule reads of the whole file's stdlib tree, the
+  same on both engine paths.
+
+A gate must never say False where the rule would act: `tests/test_fast_path.py` runs the
+fast path (which reads the trigger) against the full path (which ignores it).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import fnmatch
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from migrator.core.options import RuleOptions
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.project import ProjectView
+from migrator.core.target import NPU, Target
+
+
+class Unit(enum.Enum):
+    """What one pass of a rule sees."""
+
+    STATEMENT = "statement"
+    MODULE = "module"
+    FILE = "file"
+
+
+@dataclass(frozen=True)
+class TokenPattern:
+    """A regex for a construct a plain token cannot pin down (`.cpu()\n.numpy()`), with a
+    literal it cannot match without: the literal is checked first with `in`, which is far
+    cheaper than searching a whole file with a regex."""
+
+    literal: str
+    regex: str
+
+
+@dataclass(frozen=True)
+class FileView:
+    """One file as the trigger's checks see it. `tree` is the stdlib tree of a Python file
+    once parsed (None for `always`, which runs before the parse, and for text files)."""
+
+    path: str
+    text: str
+    options: RuleOptions
+    project: ProjectView = EMPTY_PROJECT
+    target: Target = NPU
+    tree: ast.Module | None = None
+
+
+Gate = Callable[[FileView], bool]
+StatementGate = Callable[[ast.stmt, Target], bool]
+Facts = Callable[[ast.Module], object]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What a rule matches; see the module docstring."""
+
+    tokens: tuple[str, ...] = ()
+    patterns: tuple[TokenPattern, ...] = ()
+    unit: Unit = Unit.STATEMENT
+    paths: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    notebooks: bool = True
+    gate: Gate | None = None
+    statement_gate: StatementGate | None = None
+    always: Gate | None = None
+    facts: Facts | None = None
+
+    @property
+    def whole_module(self) -> bool:
+        return self.unit is Unit.MODULE
+
+    def admits(self, path: str) -> bool:
+        """Whether `paths` allow the rule on `path` (relative to the project root)."""
+        if not self.paths:
+            return True
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in self.paths)
+
+    def handles(self, path: str) -> bool:
+        """For a text rule: whether `files` name this file and `paths` admit it."""
+        name = path.rsplit("/", 1)[-1]
+        return any(
+            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(path, pattern)
+            for pattern in self.files
+        ) and self.admits(path)
+
+    def matches(self, text: str) -> bool:
+        """Whether a token, a pattern or a token's from-import alias occurs in `text`."""
+        if any(token in text for token in self.tokens):
+            return True
+        for guard, pattern in _compiled(self.patterns):
+            if guard in text and pattern.search(text):
+                return True
+        return any(
+            _imports_name(text, name, statements) for name, statements in _from_imports(self.tokens)
+        )
+
+    def forced(self, view: FileView) -> bool:
+        return self.always is not None and self.always(view)
+
+    def passes(self, view: FileView) -> bool:
+        return self.gate is None or self.gate(view)
+
+    def in_statement(self, statement: ast.stmt, target: Target) -> bool:
+        return self.statement_gate is None or self.statement_gate(statement, target)
+
+    def file_facts(self, tree: ast.Module) -> object:
+        return None if self.facts is None else self.facts(tree)
+
+
+@functools.cache
+def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((pattern.literal, re.compile(pattern.regex)) for pattern in patterns)
+
+
+@functools.cache
+def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """A dotted token's last name imported from its module (`from torch import compile as
+    jit` for "torch.compile"): the file's text never spells the token, its aliases do.
+    Each entry is (the imported name, a pattern for the module's from-import statements)."""
+    found = []
+    for token in tokens:
+        module, dot, name = token.rpartition(".")
+        if dot and module and name.isidentifier():
+            # A literal first: the regex engine then scans for "from" at C speed.
+            statement = rf"from\s+{re.escape(module)}\s+import\s*(?:\([^)]*\)|[^\n]*)"
+            found.append((name, re.compile(statement)))
+    return tuple(found)
+
+
+def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
+    if name not in text:
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(match.group(0)) for match in statements.finditer(text))

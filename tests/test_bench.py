@@ -1,0 +1,31 @@
+"""`benchmarks/bench.py` prints the figures it promises, and times a given GPU2Ascend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import bench
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_bench_reports_both_runs_and_the_tool_it_is_given(tmp_path: Path) -> None:
+    tool = tmp_path / "ms_fmk_transplt"
+    tool.mkdir()
+    # A stand-in with the real script's interface (-i input -o output -v version).
+    called = tmp_path / "called"
+    (tool / "pytorch_gpu2npu.sh").write_text(f'echo "$@" > {called}\ncp -r "$2" "$4/out"\n')
+    figures_file = tmp_path / "figures.json"
+    corpus = ROOT / "examples" / "cuda_trainer"
+    args = ["--corpus", str(corpus), "--runs", "1", "--versus-gpu2ascend", str(tool)]
+    code = bench.main([*args, "--json", str(figures_file)])
+    assert code == 0
+    figures = json.loads(figures_file.read_text())
+    for key in ("ast_parse_s", "migrate_jobs1_s", "migrate_default_s", "ratio_default"):
+        assert key in figures
+    assert figures["files"] == 3 and figures["lines"] > 0
+    assert figures["lines_per_s_default"] > 0 and figures["peak_rss_mib_jobs1"] > 10
+    assert figures["gpu2ascend_s"] > 0 and "gpu2ascend_over_migrate" in figures
+    assert called.read_text().split()[::2] == ["-i", "-o", "-v"]
+    assert called.read_text().split()[1] == str(corpus) and called.read_text().endswith("2.1.0\n")

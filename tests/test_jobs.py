@@ -1,0 +1,69 @@
+"""The engine starts a process pool only when it pays; `--jobs N` forces N."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from migrator.engine import files
+from migrator.engine.files import BYTES_PER_WORKER, auto_jobs, busy_cores, usable_cores
+from tests.helpers import AUTOCAST, invoke
+
+DIT4DIT_PYTHON = 571_041  # bytes of DiT4DiT's 55 Python files
+
+
+def test_a_small_project_runs_in_this_process() -> None:
+    assert auto_jobs(BYTES_PER_WORKER - 1, cores=16, busy=0.0) == 1
+
+
+def test_dit4dit_on_two_idle_cores_uses_both() -> None:
+    assert auto_jobs(DIT4DIT_PYTHON, cores=2, busy=0.1) == 2
+
+
+@pytest.mark.parametrize("busy", [1.0, 2.0, 7.5])
+def test_dit4dit_on_two_busy_cores_runs_in_this_process(busy: float) -> None:
+    assert auto_jobs(DIT4DIT_PYTHON, cores=2, busy=busy) == 1
+
+
+def test_workers_grow_with_the_work_up_to_the_free_cores() -> None:
+    assert auto_jobs(3 * BYTES_PER_WORKER, cores=16, busy=0.0) == 4
+    assert auto_jobs(100 * BYTES_PER_WORKER, cores=16, busy=10.0) == 6
+
+
+def test_the_cores_are_this_process_s_and_the_load_is_read() -> None:
+    assert 1 <= usable_cores() <= (os.cpu_count() or 1)
+    assert busy_cores() >= 0.0
+
+
+def _tree(root: Path, count: int) -> Path:
+    root.mkdir()
+    for index in range(count):
+        (root / f"m{index:02d}.py").write_text(AUTOCAST)
+    return root
+
+
+def test_the_default_decides_and_jobs_forces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[int] = []
+    real = files.multiprocessing.get_context
+
+    def counting(method: str) -> object:
+        context = real(method)
+
+        class Counting:
+            def Pool(self, processes: int, **kwargs: object) -> object:
+                started.append(processes)
+                return context.Pool(processes, **kwargs)
+
+        return Counting()
+
+    monkeypatch.setattr(files.multiprocessing, "get_context", counting)
+    root = _tree(tmp_path / "small", 3)
+    assert invoke(str(root), "--dry-run", "--no-cache").exit_code == 1
+    assert started == [], "three small files must not start a pool"
+    result = invoke(str(root), "--dry-run", "--no-cache", "--jobs", "2")
+    assert result.exit_code == 1 and "3 files changed" in result.stderr
+    assert started == [2]
