@@ -169,13 +169,17 @@ def step_losses(output: str) -> tuple[float, ...]:
     )
 
 
+_FUSED_OPTIMIZERS = ("_fused_adam", "_fused_sgd")
+
+
 def _reported(folder: Path) -> str:
     cards: set[int] = set()
     fused: set[str] = set()
     for path in folder.glob("report-*.json"):
         found = json.loads(path.read_text(encoding="utf-8"))
         cards.update(found["devices_used"])
-        fused.update(op.split("(")[0] for op in found["ops"] if "_fused_" in op)
+        ops = (op.split("(")[0].removeprefix("aten.") for op in found["ops"])
+        fused.update(op.split(".")[0] for op in ops if op.startswith(_FUSED_OPTIMIZERS))
     names = [f"npu:{i}" for i in sorted(cards)] + sorted(fused)
     return ", ".join(names) or "-"
 
