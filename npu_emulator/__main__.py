@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from npu_emulator import releases
+from npu_emulator import releases, settings
 from npu_emulator.environment import emulation_env
 from npu_emulator.install import install
 
@@ -86,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not script.is_file():
             print(f"npu emulator: no such script: {script}", file=sys.stderr)
             return 2
+    # The project's own files (drift.py): the working directory and the script's folder.
+    roots = [os.getcwd(), *([str(script.resolve().parent)] if script is not None else [])]
+    os.environ.setdefault(settings.ENV_PROJECT, os.pathsep.join(roots))
     os.environ.update(
         emulation_env(
             devices=options.devices, report_dir=options.report, torch_npu=options.torch_npu

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch._ops import OpOverload
 
-from npu_emulator import devices, distributed, releases, report, rng, trace
+from npu_emulator import devices, distributed, releases, report, rng, rnn_ops, trace
 from npu_emulator.tensor import NpuTensor, refresh, wrap
 
 aten = torch.ops.aten
@@ -205,11 +206,12 @@ def execute(func: OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     if trace.active():
         trace.record(str(func), cpu_args + list(cpu_kwargs.values()), target)
 
+    kernel: Callable[..., Any] = rnn_ops.KERNELS.get(func, func)
     if plan.implicit_rng and target is not None:
         with rng.default_cpu_rng_as(target):
-            result = func(*cpu_args, **cpu_kwargs)
+            result = kernel(*cpu_args, **cpu_kwargs)
     else:
-        result = func(*cpu_args, **cpu_kwargs)
+        result = kernel(*cpu_args, **cpu_kwargs)
     if plan.collective:
         distributed.complete(result)
     # An op that names another device than its inputs' moved data (`to("cpu")`): a

@@ -48,6 +48,7 @@ def _install() -> None:
         cards,
         compiler,
         distributed,
+        drift,
         npu,
         parameters,
         pinned,
@@ -62,6 +63,7 @@ def _install() -> None:
     parameters.install()
     pinned.install()
     serialization.install()
+    drift.install()  # before accelerator.install() routes some of those names
     accelerator.install()
     cards.install()
     compiler.install()

@@ -52,6 +52,39 @@ def _checked(release: str) -> str:
     return check(release)
 
 
+def public_names(module: str, release: str | None = None) -> frozenset[str] | None:
+    """Public names of a torch_npu module in a release, or None where the data lacks it.
+
+    Default release: the one the emulated host runs.
+    """
+    version = _checked(release or current())
+    if module not in data.modules("torch_npu", version):
+        return None
+    return data.names("torch_npu", version, module)
+
+
+def releases_with(module: str, name: str) -> list[str]:
+    """The releases of the data whose ``module`` binds ``name``, oldest first."""
+    return [v for v in data.versions("torch_npu") if name in (public_names(module, v) or ())]
+
+
+def host_torch(release: str | None = None) -> str:
+    """The torch version the release is built for (torch-npu 2.7.1.postN: ``"2.7.1"``)."""
+    return data.torch_npu_release(_checked(release or current())).torch_version
+
+
+def torch_names(module: str, release: str | None = None) -> frozenset[str] | None:
+    """Public names of a torch module in the host's torch, or None where the data lacks them.
+
+    The data records torch 2.7.1 (the torch of the 2.7.1 releases), and of it only some
+    modules (``torch.accelerator``, ``torch.amp``, ``torch.cuda``, ...).
+    """
+    torch = host_torch(release)
+    if torch not in data.versions("torch") or module not in data.modules("torch", torch):
+        return None
+    return data.names("torch", torch, module)
+
+
 def has_npu_kernel(release: str, op: str, overload: str = "default") -> bool:
     """Whether aten ``op`` (``"_fused_adam_"``) in that overload has an NPU kernel there."""
     name = op if overload == "default" else f"{op}.{overload}"

@@ -14,6 +14,10 @@ ENV_DEVICES = "NPU_MIGRATOR_EMULATE_DEVICES"
 ENV_HOME = "NPU_MIGRATOR_EMULATE_HOME"
 #: Folder where each emulated process writes a JSON report of what it did (report.py).
 ENV_REPORT = "NPU_MIGRATOR_EMULATE_REPORT"
+#: Folders (``os.pathsep``-separated) holding the project's own files: the code whose use
+#: of torch names newer than the host's torch fails as on the host (drift.py). Default:
+#: the working directory; ``python -m npu_emulator`` adds the script's folder.
+ENV_PROJECT = "NPU_MIGRATOR_EMULATE_PROJECT"
 #: Set by CANN on an Ascend host; under emulation it names a placeholder folder.
 ENV_CANN = "ASCEND_HOME_PATH"
 #: Ascend's counterpart of CUDA_VISIBLE_DEVICES; the emulator honours it too.

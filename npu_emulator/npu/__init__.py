@@ -1,19 +1,19 @@
 """``torch.npu`` on the emulator (also ``torch_npu.npu``).
 
 Registered as PyTorch's device module for "npu" by :func:`npu_emulator.install`.
-Names that torch_npu has and this module lacks raise
-:class:`npu_emulator.errors.NotEmulatedError` naming them.
+Its names are decided by the released API data (``surface.py``): a name of the emulated
+torch-npu release that this module lacks raises
+:class:`npu_emulator.errors.NotEmulatedError` naming it and why; a name the release lacks
+raises ``AttributeError``, as on the host.
 """
 
 from __future__ import annotations
 
 import torch
 
-from npu_emulator import rng
-from npu_emulator.errors import not_emulated
+from npu_emulator import rng, surface
 from npu_emulator.npu import amp, random, streams
 from npu_emulator.npu._device import (
-    DeviceProperties,
     _is_in_bad_fork,
     _lazy_call,
     _lazy_init,
@@ -89,7 +89,6 @@ __all__ = [
     "BoolTensor",
     "ByteTensor",
     "CharTensor",
-    "DeviceProperties",
     "DoubleTensor",
     "Event",
     "FloatTensor",
@@ -155,6 +154,4 @@ def __getattr__(name: str) -> tuple[torch.Generator, ...]:
     if name == "default_generators":
         # Computed on use: the generators need the "npu" device name registered first.
         return rng.default_generators()
-    if name.startswith("__"):
-        raise AttributeError(name)
-    not_emulated(f"torch.npu.{name}")
+    surface.missing("torch.npu", name)

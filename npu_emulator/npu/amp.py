@@ -13,7 +13,9 @@ from typing import Any
 import torch
 from torch.amp.grad_scaler import OptState
 
-from npu_emulator import devices
+from npu_emulator import devices, surface
+
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
 class autocast(torch.amp.autocast):
@@ -74,3 +76,7 @@ class GradScaler(torch.amp.GradScaler):
 
 custom_fwd = functools.partial(torch.amp.custom_fwd, device_type=devices.DEVICE_TYPE)
 custom_bwd = functools.partial(torch.amp.custom_bwd, device_type=devices.DEVICE_TYPE)
+
+
+def __getattr__(name: str) -> object:
+    surface.missing("torch.npu.amp", name)

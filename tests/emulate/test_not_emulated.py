@@ -12,9 +12,9 @@ from npu_emulator import NotEmulatedError
 
 
 def test_missing_torch_npu_function_names_itself(npu: ModuleType) -> None:
-    with pytest.raises(NotEmulatedError, match=r"npu emulator: torch\.npu\.foo is not emulated"):
-        npu.foo()
-    assert not hasattr(npu, "foo")  # feature probes see an absent attribute
+    with pytest.raises(NotEmulatedError, match=r"emulator: torch\.npu\.set_dump is not emulated"):
+        npu.set_dump("dump.json")
+    assert not hasattr(npu, "set_dump")  # feature probes see an absent attribute
     assert isinstance(NotEmulatedError("x"), NotImplementedError)
 
 

@@ -23,6 +23,7 @@ def _autoload() -> None:
 from npu_emulator import stand_ins  # noqa: E402
 
 stand_ins.init_torch_npu(sys.modules[__name__])
+from torch_npu import contrib  # noqa: E402, F401  (a name of torch_npu in every release)
 
 
 def __getattr__(name: str) -> object:
