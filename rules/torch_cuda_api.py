@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from migrator.analysis.capability_gates import CAPABILITY_APIS
+from migrator.analysis.capability_gates import CAPABILITY_APIS, answers_false, capability_read
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 
@@ -25,6 +25,13 @@ def _replace_in_chain(
     if isinstance(node, cst.Attribute):
         return node.with_changes(value=_replace_in_chain(node.value, old, new))
     return node
+
+
+def _and_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a and b and c` (nested `and`s flattened)."""
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return _and_operands(node.left) + _and_operands(node.right)
+    return [node]
 
 
 class TorchCudaApi(PythonRule):
@@ -64,7 +71,9 @@ class TorchCudaApi(PythonRule):
     that `transfer_to_npu` may still map it at run time). Left to other rules:
     `torch.cuda.amp.autocast` (NPU001), `torch.cuda.amp.GradScaler` (NPU013), NVTX and CUDA
     graphs (`torch.cuda.nvtx`, `torch.cuda.graph`, `CUDAGraph`, `make_graphed_callables`),
-    capability gates (`get_device_capability`, `torch.cuda.nccl`: NPU018).
+    capability gates (`get_device_capability`, `get_device_properties(i).major` / `.minor`,
+    `torch.cuda.nccl`, and a `torch.cuda.is_available()` `and`-ed with a gate that stays
+    off on the NPU: NPU018).
     A parameter or local named `torch` is not the module and is left alone.
 
     Safety: safe; bare module references outside a `getattr` fallback need review.
@@ -95,6 +104,8 @@ class TorchCudaApi(PythonRule):
         super().__init__(ctx)
         self._rewrites: dict[int, tuple[cst.CSTNode, str, bool]] = {}
         self._fallbacks: set[int] = set()
+        # `torch.cuda.X` nodes that belong to a capability gate (NPU018's).
+        self._gates: set[int] = set()
 
     # Where an api goes --------------------------------------------------------------
     def _source(self) -> str:
@@ -191,6 +202,20 @@ class TorchCudaApi(PythonRule):
             if owner is not None and fallback is not None and self.qualname(owner.value) == "torch":
                 self._fallbacks.add(id(fallback.value))
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """`torch.cuda.is_available() and <a capability gate that stays off on the NPU>`
+        is one CUDA probe: left as it is (NPU018 answers the gate)."""
+        if not isinstance(node.operator, cst.And):
+            return
+        operands = _and_operands(node)
+        if not any(answers_false(o, self.qualname, self._source()) for o in operands):
+            return
+        for operand in operands:
+            if isinstance(operand, cst.Call) and (
+                self.qualname(operand.func) == f"{self._source()}.is_available"
+            ):
+                self._gates.add(id(operand.func))
+
     def visit_Dict(self, node: cst.Dict) -> None:
         """A table keyed by device names keeps its CUDA entry; say if the target has none."""
         keys = [string_value(e.key) for e in node.elements if isinstance(e, cst.DictElement)]
@@ -221,6 +246,12 @@ class TorchCudaApi(PythonRule):
         )
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if id(node) in self._gates:
+            return False
+        found = capability_read(node, self.qualname, self._source())
+        if found is not None and found[1] is not None:
+            # `get_device_properties(i).major`: a compute capability, NPU018's.
+            self._gates.add(id(found[0].func))
         qualified = self.qualname(node)
         if qualified is None:
             return True
