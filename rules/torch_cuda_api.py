@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -15,6 +17,9 @@ _OTHER_RULES = frozenset(
 )
 # `torch.cuda.amp.<name>` owned by other rules: autocast (NPU001), GradScaler (NPU013).
 _AMP_OTHER_RULES = frozenset({"autocast", "GradScaler"})
+# torch's name for a stream's raw handle (torch_npu's streams call it `npu_stream`); the
+# target's name is spelled the same way from its device type.
+_STREAM_HANDLE = "cuda_stream"
 
 
 def _replace_in_chain(
@@ -67,6 +72,12 @@ class TorchCudaApi(PythonRule):
     (`{"cuda": torch.cuda.empty_cache, "xpu": ...}` is CUDA's own entry); if it has no
     `"npu"` entry it is reported.
 
+    `stream.cuda_stream` (the raw handle of a torch stream, passed to NCCL or a kernel
+    library through ctypes) becomes `stream.npu_stream`, torch_npu's name for it (checked in
+    torch-npu 2.7.1.post2's `torch_npu/npu/streams.py`), flagged for review: the handle
+    must now go to an NPU API. Left alone where the module sets an attribute of that name
+    itself (`self.cuda_stream = torch.cuda.Stream()`) or reads it from `self`.
+
     Reported, not rewritten: `torch.cuda.X` without a known counterpart (the warning says
     that `transfer_to_npu` may still map it at run time). Left to other rules:
     `torch.cuda.amp.autocast` (NPU001), `torch.cuda.amp.GradScaler` (NPU013), NVTX and CUDA
@@ -86,7 +97,10 @@ class TorchCudaApi(PythonRule):
     # attribute that is not a call (a device table is reported only when its "cuda" entry
     # uses one).
     tokens = ("torch.cuda",)
-    token_patterns = (TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+    token_patterns = (
+        TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),
+        TokenPattern(".cuda_stream", r"\.cuda_stream\b"),
+    )
     examples = (
         Example(
             "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",
@@ -202,6 +216,35 @@ class TorchCudaApi(PythonRule):
             if owner is not None and fallback is not None and self.qualname(owner.value) == "torch":
                 self._fallbacks.add(id(fallback.value))
 
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> object:
+        """Whether the module sets or defines an attribute named like the raw stream handle
+        itself (`self.cuda_stream = torch.cuda.Stream()`): then `.cuda_stream` is its own."""
+        targets: list[ast.expr] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                targets += node.targets
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets.append(node.target)
+            elif (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.name == _STREAM_HANDLE
+            ):
+                return True
+        return any(
+            isinstance(inner, ast.Attribute) and inner.attr == _STREAM_HANDLE
+            for target in targets
+            for inner in ast.walk(target)
+        )
+
+    def _stream_handle(self, node: cst.Attribute) -> bool:
+        """`stream.cuda_stream`: the raw handle of a torch stream (torch_npu's streams call
+        it `npu_stream`), unless the module defines an attribute of that name itself."""
+        if self.ctx.facts is True or node.attr.value != f"{self.target.source_device_type}_stream":
+            return False
+        receiver = node.value
+        return not (isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"))
+
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         """`torch.cuda.is_available() and <a capability gate that stays off on the NPU>`
         is one CUDA probe: left as it is (NPU018 answers the gate)."""
@@ -248,6 +291,15 @@ class TorchCudaApi(PythonRule):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if id(node) in self._gates:
             return False
+        if self._stream_handle(node):
+            source, device = self.target.source_device_type, self.target.device_type
+            replacement = node.with_changes(attr=cst.Name(f"{device}_stream"))
+            message = (
+                f".{source}_stream -> .{device}_stream (the raw handle of a torch_npu stream); "
+                f"check that what takes the handle is an {device.upper()} API"
+            )
+            self._rewrites[id(node)] = (replacement, message, True)
+            return True
         found = capability_read(node, self.qualname, self._source())
         if found is not None and found[1] is not None:
             # `get_device_properties(i).major`: a compute capability, NPU018's.
