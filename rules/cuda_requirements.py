@@ -95,7 +95,7 @@ class CudaRequirements(TextRule):
 
     code = "NPU102"
     name = "cuda-requirements"
-    summary = "Drop nvidia-*-cu12/triton/flash-attn pins, pin torch-npu beside torch, report the rest."
+    summary = "Drop nvidia-*-cu12/triton/flash-attn pins, pin torch-npu beside torch, report more."
     # pip names ignore case and separators (`Torch`, `flash_attn`): no substring is certain
     # to occur, so the empty token lets every requirements file through.
     tokens = ("",)
