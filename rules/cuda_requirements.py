@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -24,6 +25,7 @@ from migrator.core.model import Finding, TextEdit
 from migrator.formats.requirements import Entry, normalize, parse, release
 from migrator.formats.sources import newline_of, split_lines
 
+_DOCS = re.compile(r"(?:^|[/_.-])(?:docs?|readthedocs|sphinx)(?:[/_.-]|$)", re.IGNORECASE)
 _INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links"})
 _TORCH = "torch"
 
@@ -59,7 +61,8 @@ class CudaRequirements(TextRule):
     - after an unpinned or ranged torch (`torch`, `torch>=1.7`) whose range admits the
       torch of the target torch-npu release (`migrator.data.release`), it inserts
       `torch-npu==<that torch>.*`: torch-npu requires its torch exactly, so pip installs
-      that torch; a range that excludes it is reported;
+      that torch; a range that excludes it, or a docs build's file (`readthedocs.txt`,
+      `docs/requirements.txt`), is reported;
     - deletes `flash-attn` (flagged for review): it has no wheel and its source build needs
       CUDA, so `pip install -r` stops at it on an Ascend host; NPU050 reports its imports;
     - reports a ranged torch that excludes the target's (pin it so the runtime can match),
@@ -272,7 +275,9 @@ class CudaRequirements(TextRule):
             admits = SpecifierSet(entry.specifier).contains(torch, prereleases=True)
         except InvalidSpecifier:
             admits = False
-        if not admits or entry.hashed:
+        # A docs build (`requirements/readthedocs.txt`, `docs/requirements.txt`) installs
+        # torch to import the code, on no NPU host.
+        if not admits or entry.hashed or _DOCS.search(self.ctx.path):
             self._warn(
                 entry,
                 f"torch is not pinned ({entry.specifier or 'no version'}), so no "

@@ -120,6 +120,8 @@ class TorchCudaApi(PythonRule):
         self._fallbacks: set[int] = set()
         # `torch.cuda.X` nodes that belong to a capability gate (NPU018's).
         self._gates: set[int] = set()
+        # `.cuda_stream` handles being renamed (their receivers may change too).
+        self._handles: set[int] = set()
 
     # Where an api goes --------------------------------------------------------------
     def _source(self) -> str:
@@ -299,6 +301,7 @@ class TorchCudaApi(PythonRule):
                 f"check that what takes the handle is an {device.upper()} API"
             )
             self._rewrites[id(node)] = (replacement, message, True)
+            self._handles.add(id(node))
             return True
         found = capability_read(node, self.qualname, self._source())
         if found is not None and found[1] is not None:
@@ -357,6 +360,11 @@ class TorchCudaApi(PythonRule):
             return updated_node
         replacement, message, review = found
         assert isinstance(replacement, cst.BaseExpression)
+        if id(original_node) in self._handles and isinstance(updated_node, cst.Attribute):
+            # `torch.cuda.current_stream().cuda_stream`: the receiver has its own edit.
+            replacement = updated_node.with_changes(
+                attr=cst.Name(f"{self.target.device_type}_stream")
+            )
         return self.edit(original_node, updated_node, replacement, message, review=review)
 
     def _module_node(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
