@@ -13,6 +13,23 @@ _DEVICE_AUTOCASTS = frozenset(
     {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}
 )
 _FP32 = frozenset({"torch.float32", "torch.float"})
+# torch's CUDA-only autocast state functions -> the device-type form (torch >= 2.4; in
+# torch 2.7.1's `torch/_C/__init__.pyi`): (new name, number of arguments the old one takes).
+_GPU_STATE = {
+    "torch.get_autocast_gpu_dtype": ("get_autocast_dtype", 0),
+    "torch.set_autocast_gpu_dtype": ("set_autocast_dtype", 1),
+    "torch.is_autocast_enabled": ("is_autocast_enabled", 0),
+    "torch.set_autocast_enabled": ("set_autocast_enabled", 1),
+}
+# The device-type forms: their first argument names the device.
+_DEVICE_STATE = frozenset(
+    {
+        "torch.get_autocast_dtype",
+        "torch.set_autocast_dtype",
+        "torch.is_autocast_enabled",
+        "torch.set_autocast_enabled",
+    }
+)
 
 
 class AutocastDevice(PythonRule):
@@ -34,6 +51,14 @@ class AutocastDevice(PythonRule):
     relied on it to upcast now sees bf16 tensors. Such regions are rewritten and flagged
     *needs review*: check `torch.npu.get_amp_supported_dtype()` on the host and, if float32
     is missing, cast explicitly (`.float()`) where the region's outputs must be fp32.
+
+    Autocast state: `torch.get_autocast_gpu_dtype()`, `torch.set_autocast_gpu_dtype(d)`,
+    and `torch.is_autocast_enabled()` / `torch.set_autocast_enabled(b)` without a device
+    ask about CUDA's autocast region (attention code picks its input dtype from them); they
+    become the device-type forms torch has had since 2.4 (`torch.get_autocast_dtype("npu")`,
+    `torch.is_autocast_enabled("npu")`, ...), and a "cuda" passed to those forms becomes
+    "npu". Without the change the query reads a CUDA region that is never on, so a bf16
+    region on the NPU is taken for none.
 
     Left alone: a device given as a variable or expression (`device.type`, `self.device`),
     strings that are not the device argument (log text, docstrings, comments) and already
@@ -75,6 +100,10 @@ class AutocastDevice(PythonRule):
         name = self.qualname(original_node.func)
         if name in _DEVICE_AUTOCASTS:
             return self._device_argument(original_node, updated_node)
+        if name in _GPU_STATE and len(original_node.args) == _GPU_STATE[name][1]:
+            return self._gpu_state(original_node, updated_node, name)
+        if name in _DEVICE_STATE:
+            return self._device_argument(original_node, updated_node, state=True)
         if name == "torch.cuda.amp.autocast" and isinstance(updated_node.func, cst.Attribute):
             return self._cuda_amp(original_node, updated_node)
         return updated_node
@@ -91,7 +120,37 @@ class AutocastDevice(PythonRule):
             "and cast with .float() where outputs must be fp32"
         )
 
-    def _device_argument(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+    def _gpu_state(self, original: cst.Call, updated: cst.Call, name: str) -> cst.Call:
+        """`torch.get_autocast_gpu_dtype()` -> `torch.get_autocast_dtype("npu")`: the old
+        forms (and `is_autocast_enabled()` without a device) ask about CUDA's autocast."""
+        new_name, _ = _GPU_STATE[name]
+        device = self.target.device_type
+        func = updated.func
+        if not isinstance(func, cst.Attribute) or any(a.keyword for a in updated.args):
+            self.warn(
+                original,
+                f"{name}() asks about the {self.target.source_device_type} autocast region",
+                f'call torch.{new_name}("{device}"{", ..." if updated.args else ""})',
+            )
+            return updated
+        device_arg = cst.Arg(cst.SimpleString(f'"{device}"'))
+        args = [device_arg]
+        if updated.args:
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            args = [device_arg.with_changes(comma=comma), *updated.args]
+        replacement = updated.with_changes(
+            func=func.with_changes(attr=cst.Name(new_name)), args=args
+        )
+        rest = ", ..." if updated.args else ""
+        message = (
+            f'{name}() -> torch.{new_name}("{device}"{rest}): the old form asks about the '
+            f"{self.target.source_device_type} autocast region"
+        )
+        return self.edit(original, updated, replacement, message)
+
+    def _device_argument(
+        self, original: cst.Call, updated: cst.Call, *, state: bool = False
+    ) -> cst.Call:
         arg = find_arg(updated, 0, "device_type")
         if arg is None:
             return updated
@@ -105,6 +164,8 @@ class AutocastDevice(PythonRule):
         new_arg = arg.with_changes(value=with_string_value(arg.value, new_value))
         replacement = updated.with_changes(args=[new_arg if a is arg else a for a in updated.args])
         message = f'autocast device "{value}" -> "{new_value}"'
+        if state:
+            return self.edit(original, updated, replacement, message)
         if fp32:
             message += self._fp32_note()
         return self.edit(original, updated, replacement, message, review=fp32 or None)

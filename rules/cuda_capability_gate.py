@@ -2,47 +2,15 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
-from typing import Any
-
 import libcst as cst
 
+from migrator.analysis.capability_gates import PROPERTIES_API, answer, capability_read
 from migrator.analysis.cst_helpers import string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
 
-# The NPU answers a compute-capability gate as an Ampere GPU would: Atlas A2/A3 run bf16
-# and fp16 matmuls (what `>= (8, 0)` gates nearly always guard), and have none of what
-# newer thresholds guard (fp8 from (8, 9), Hopper's TMA/wgmma from (9, 0)).
-_STAND_IN = (8, 0)
-_ORDER: dict[type[cst.BaseCompOp], Callable[[Any, Any], bool]] = {
-    cst.GreaterThanEqual: operator.ge,
-    cst.GreaterThan: operator.gt,
-    cst.LessThanEqual: operator.le,
-    cst.LessThan: operator.lt,
-}
-_FLIPPED: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
-    cst.GreaterThanEqual: cst.LessThanEqual,
-    cst.GreaterThan: cst.LessThan,
-    cst.LessThanEqual: cst.GreaterThanEqual,
-    cst.LessThan: cst.GreaterThan,
-}
 _CAPABILITY = "torch.cuda.get_device_capability"
-
-
-def _integer(node: cst.BaseExpression) -> int | None:
-    return int(node.value) if isinstance(node, cst.Integer) and node.value.isdigit() else None
-
-
-def _threshold(node: cst.BaseExpression) -> tuple[int, ...] | int | None:
-    """`(8, 0)` -> (8, 0); `8` -> 8; anything that is not literal -> None."""
-    if isinstance(node, cst.Tuple):
-        parts = [_integer(e.value) for e in node.elements if isinstance(e, cst.Element)]
-        if parts and len(parts) == len(node.elements) and all(p is not None for p in parts):
-            return tuple(p for p in parts if p is not None)
-        return None
-    return _integer(node)
+_PROPERTIES = f"torch.cuda.{PROPERTIES_API}"
 
 
 class CudaCapabilityGate(PythonRule):
@@ -57,8 +25,16 @@ class CudaCapabilityGate(PythonRule):
       on the NPU the gate then answers as for an 8.0 GPU without calling
       `get_device_capability`; on a CUDA host it is unchanged. Flagged for review: say
       whether what the gate guards runs on the NPU;
+    - the same for `torch.cuda.get_device_properties(i).major >= 8` (`.major` reads
+      `[0]`, `.minor` reads `[1]`; torch_npu's properties carry no CUDA capability);
+    - a gate whose threshold is not a literal (`get_device_capability() >= (major,
+      minor)`, an FP8 or Hopper check with its version passed in) answers False on the
+      NPU (`not hasattr(torch, "npu") and ...`), flagged for review: it never becomes a
+      comparison with None, and a `torch.cuda.is_available() and` before it stays as it
+      is (NPU012 leaves it: the whole probe is CUDA's);
     - reports other uses of `torch.cuda.get_device_capability()` (`major, minor = ...`,
-      `==` tests), `torch.version.cuda` (None on the NPU: `is not None` reads "no CUDA",
+      `==` tests) and of `get_device_properties(i).major` / `.minor`;
+      `torch.version.cuda` (None on the NPU: `is not None` reads "no CUDA",
       `packaging.version.parse(torch.version.cuda)` raises `TypeError`), `torch.cuda.nccl`
       (`import torch.cuda.nccl`, `nccl.version()`: no NPU counterpart) and
       `torch.backends.cuda.is_built()` (False with torch's CPU build).
@@ -87,7 +63,15 @@ class CudaCapabilityGate(PythonRule):
     summary = (
         "CUDA capability gates answer for the NPU; torch.version.cuda and torch.cuda.nccl reported."
     )
-    trigger = Trigger(tokens=("get_device_capability", "version.cuda", "nccl", "is_built"))
+    trigger = Trigger(
+        tokens=(
+            "get_device_capability",
+            "get_device_properties",
+            "version.cuda",
+            "nccl",
+            "is_built",
+        )
+    )
     examples = (
         Example(
             "import torch\nuse_bf16 = torch.cuda.get_device_capability() >= (8, 0)\n",
@@ -182,57 +166,32 @@ class CudaCapabilityGate(PythonRule):
         return string_value(call.args[1].value) == self.target.device_type
 
     def _capability_call(self, node: cst.BaseExpression) -> tuple[cst.Call, int | None] | None:
-        """The capability call `node` is, and which index of it (`[0]`) it reads."""
-        index: int | None = None
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            element = node.slice[0].slice
-            if not isinstance(element, cst.Index):
-                return None
-            index = _integer(element.value)
-            if index is None:
-                return None
-            node = node.value
-        if isinstance(node, cst.Call) and self.qualname(node.func) == _CAPABILITY:
-            return node, index
-        return None
+        """The capability call `node` is, and which index of it (`[0]`, `.major`) it reads."""
+        return capability_read(node, self.qualname, self._source())
+
+    def _source(self) -> str:
+        return f"torch.{self.target.source_device_type}"
 
     def _capability_calls(self, node: cst.CSTNode) -> list[cst.Call]:
         found: list[cst.Call] = []
 
         class _Calls(cst.CSTVisitor):
             def visit_Call(inner, call: cst.Call) -> None:
-                if self.qualname(call.func) == _CAPABILITY:
+                if self.qualname(call.func) in (_CAPABILITY, _PROPERTIES):
                     found.append(call)
 
         node.visit(_Calls())
         return found
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) != 1:
+        found = answer(node, self.qualname, self._source())
+        if found is None or id(found.call) in self._handled:
             return
-        target = node.comparisons[0]
-        sides = [(node.left, target.comparator, type(target.operator))]
-        flipped = _FLIPPED.get(type(target.operator))
-        if flipped is not None:
-            sides.append((target.comparator, node.left, flipped))
-        for gate, other, op in sides:
-            found = self._capability_call(gate)
-            if found is None:
-                continue
-            call, index = found
-            if id(call) in self._handled:
-                return
-            threshold = _threshold(other)
-            compare = _ORDER.get(op)
-            if compare is None or threshold is None:
-                return
-            if isinstance(threshold, tuple) != (index is None) or index not in (None, 0, 1):
-                return
-            stand_in: Any = _STAND_IN if index is None else _STAND_IN[index]
-            self._answer(node, call, compare(stand_in, threshold))
-            return
+        self._answer(node, found.call, found.passes, known=found.known)
 
-    def _answer(self, node: cst.Comparison, call: cst.Call, passes: bool) -> None:
+    def _answer(
+        self, node: cst.Comparison, call: cst.Call, passes: bool, *, known: bool = True
+    ) -> None:
         torch = self._torch_name(call)
         if torch is None:
             return
@@ -255,11 +214,27 @@ class CudaCapabilityGate(PythonRule):
             gate = gate.with_changes(
                 lpar=node.lpar or (cst.LeftParen(),), rpar=node.rpar or (cst.RightParen(),)
             )
-        message = (
-            f"{_CAPABILITY}() returns None on the {device.upper()} (the comparison would raise "
-            f"TypeError): the gate now answers {answer} there, as for an 8.0 GPU; check what "
-            "it guards runs there"
-        )
+        api = self.qualname(call.func)
+        if api == _PROPERTIES:
+            why = (
+                f"{api}().major/.minor do not give a CUDA compute capability on the "
+                f"{device.upper()}"
+            )
+        else:
+            why = (
+                f"{api}() returns None on the {device.upper()} (the comparison would raise "
+                "TypeError)"
+            )
+        if known:
+            message = (
+                f"{why}: the gate now answers {answer} there, as for an 8.0 GPU; check what it "
+                "guards runs there"
+            )
+        else:
+            message = (
+                f"{why}: the threshold is not a literal, so the gate now answers False there; "
+                "if it only asks for bf16 (8.0), answer True there instead"
+            )
         self._rewrites[id(node)] = (gate, message)
 
     def leave_Comparison(
@@ -310,10 +285,20 @@ class CudaCapabilityGate(PythonRule):
             )
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
+        device = self.target.device_type.upper()
+        found = self._capability_call(node)
+        if found is not None and found[1] is not None and id(found[0]) not in self._handled:
+            self._handled.add(id(found[0]))
+            self.warn(
+                node,
+                f"{_PROPERTIES}().{node.attr.value} is no CUDA compute capability on the "
+                f"{device}: a test on it does not answer as on a GPU",
+                f'test hasattr(torch, "{self.target.device_type}") first and treat the '
+                f"{device} as an 8.0 (bf16-capable) device",
+            )
         qualified = self.qualname(node)
         if qualified is None:
             return True
-        device = self.target.device_type.upper()
         if qualified == "torch.version.cuda":
             self.warn(
                 node,

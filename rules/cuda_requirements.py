@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from typing import ClassVar
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from migrator import data
 from migrator.analysis.dependencies import (
     COMPANIONS,
     CUDA_URL,
@@ -20,6 +26,7 @@ from migrator.core.model import Finding, TextEdit
 from migrator.formats.requirements import Entry, normalize, parse, release
 from migrator.formats.sources import newline_of, split_lines
 
+_DOCS = re.compile(r"(?:^|[/_.-])(?:docs?|readthedocs|sphinx)(?:[/_.-]|$)", re.IGNORECASE)
 _INDEX_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links"})
 _TORCH = "torch"
 
@@ -52,9 +59,16 @@ class CudaRequirements(TextRule):
       to PyTorch's CPU index `.../whl/cpu` (it has aarch64 and x86_64 wheels); other CUDA
       wheel links (`-f .../torch-2.1.0+cu121.html`, a direct `+cu121` wheel URL) are
       reported;
-    - reports an unpinned or ranged torch (pin it so the runtime can match), a hash-checked
-      torch line (the new lines would need their own hashes), a torch-npu pin that does
-      not match torch, and CUDA-only wheels, each with what to do instead: `flash-attn`,
+    - after an unpinned or ranged torch (`torch`, `torch>=1.7`) whose range admits the
+      torch of the target torch-npu release (`migrator.data.release`), it inserts
+      `torch-npu==<that torch>.*`: torch-npu requires its torch exactly, so pip installs
+      that torch; a range that excludes it, or a docs build's file (`readthedocs.txt`,
+      `docs/requirements.txt`), is reported;
+    - deletes `flash-attn` (flagged for review): it has no wheel and its source build needs
+      CUDA, so `pip install -r` stops at it on an Ascend host; NPU050 reports its imports;
+    - reports a ranged torch that excludes the target's (pin it so the runtime can match),
+      a hash-checked torch line (the new lines would need their own hashes), a torch-npu pin
+      that does not match torch, and CUDA-only wheels, each with what to do instead:
       `xformers`, `transformer-engine`, `natten`, `apex`, `liger-kernel`, `decord` (no
       aarch64 wheel), `torch-scatter`/`torch-cluster`/`spconv`, `bitsandbytes`, `cupy`,
       `pynvml`/`nvidia-ml-py`, `vllm` (vllm-ascend), `pycuda`, TensorRT,
@@ -67,7 +81,8 @@ class CudaRequirements(TextRule):
     report gives the reason; commented-out pins would stay in the file for good, and a
     commented requirements file reads as if the pins were still meant. CUDA-only wheels
     the code imports are reported, not removed, because their imports must be ported
-    first.
+    first; flash-attn is the exception: it cannot even be installed there, so keeping it
+    only stops `pip install -r` before anything else is installed.
 
     Why at all: on an Ascend host the `nvidia-*-cu12` wheels and `triton` are dead weight
     at best (x86_64) and uninstallable at worst (aarch64 has no such wheels for most
@@ -84,7 +99,7 @@ class CudaRequirements(TextRule):
 
     code = "NPU102"
     name = "cuda-requirements"
-    summary = "Drop nvidia-*-cu12/triton pins, pin torch-npu beside torch, report CUDA-only wheels."
+    summary = "Drop nvidia-*-cu12/triton/flash-attn pins, pin torch-npu beside torch, report more."
     # pip names ignore case and separators (`Torch`, `flash_attn`): no substring is certain
     # to occur, so the empty token lets every requirements file through.
     trigger = Trigger(
@@ -144,7 +159,7 @@ class CudaRequirements(TextRule):
             elif entry.name in COMPANIONS:
                 self._companion(entry, lines)
             else:
-                self._cuda_only(entry)
+                self._cuda_only(entries, lines, index)
             if entry.url and CUDA_URL.search(entry.url):
                 self._warn(entry, f"{entry.name} comes from a CUDA wheel URL", self._index_hint())
         return self._found
@@ -211,12 +226,7 @@ class CudaRequirements(TextRule):
         version = entry.pinned_version
         if version is None:
             if not has_runtime:
-                self._warn(
-                    entry,
-                    f"torch is not pinned ({entry.specifier or 'no version'}), so no "
-                    f"{runtime} pin can match it",
-                    f"pin torch==X to a version {runtime} is released for and add {runtime}==X.*",
-                )
+                self._unpinned(entry, lines)
             return
         base, _, local = version.partition("+")
         gpu_build = local.startswith(("cu", "rocm"))
@@ -256,6 +266,41 @@ class CudaRequirements(TextRule):
         insertion = TextEdit(at, at, new_line)
         self._found.append(
             self.change(entry.first + 1, entry.column, message, insertion, review=review or None)
+        )
+
+    def _unpinned(self, entry: Entry, lines: list[str]) -> None:
+        """`torch` / `torch>=1.7`: the target release's torch-npu goes beside it when the
+        range admits that release's torch (torch-npu requires its torch exactly, so pip then
+        installs that torch); otherwise the range is reported."""
+        runtime = self.target.runtime_requirement
+        release = self.ctx.project.target_release.version
+        torch = data.torch_npu_release(release).torch_version
+        try:
+            admits = SpecifierSet(entry.specifier).contains(torch, prereleases=True)
+        except InvalidSpecifier:
+            admits = False
+        # A docs build (`requirements/readthedocs.txt`, `docs/requirements.txt`) installs
+        # torch to import the code, on no NPU host.
+        if not admits or entry.hashed or _DOCS.search(self.ctx.path):
+            self._warn(
+                entry,
+                f"torch is not pinned ({entry.specifier or 'no version'}), so no "
+                f"{runtime} pin can match it",
+                f"pin torch==X to a version {runtime} is released for and add {runtime}==X.*",
+            )
+            return
+        marker = f"; {entry.marker}" if entry.marker else ""
+        new_line = f"{runtime}=={torch}.*{marker}{_ending(lines[entry.last])}"
+        if not lines[entry.last].endswith(("\n", "\r")):
+            new_line = newline_of(self._text) + new_line
+        at = self._starts[entry.last + 1]
+        message = (
+            f"added {runtime}=={torch}.* after the unpinned torch "
+            f"({entry.specifier or 'no version'}): {runtime} {release} requires torch=={torch}, "
+            "which pip then installs; pin torch too if the project needs one release"
+        )
+        self._found.append(
+            self.change(entry.first + 1, entry.column, message, TextEdit(at, at, new_line))
         )
 
     def _move_torch(
@@ -332,13 +377,25 @@ class CudaRequirements(TextRule):
                     f"{self.target.runtime_requirement}=={pin.partition('+')[0]}.*",
                 )
 
-    def _cuda_only(self, entry: Entry) -> None:
+    def _cuda_only(self, entries: list[Entry], lines: list[str], index: int) -> None:
+        entry = entries[index]
         assert entry.name is not None
         advice = wheel_advice(entry.name)
         if advice is None or (advice.aarch64_only and kept_off_aarch64(entry.marker)):
             return
         why = f" ({advice.why})" if advice.why else ""
         where = f"; {advice.code} reports its imports" if advice.code else ""
+        if advice.uninstallable and not entry.hashed:
+            message = (
+                f"removed {entry.requirement}: no {self.target.device_type.upper()} build{why}, "
+                f"and its source build needs CUDA, so pip install stops at it{where} "
+                f"({fill(advice.suggestion, self.target)})"
+            )
+            edits = [self._lines(entry.first, entry.last)]
+            self._found.append(
+                self.change(entry.first + 1, entry.column, message, *edits, review=True)
+            )
+            return
         self._warn(
             entry,
             f"{entry.name} has no {self.target.device_type.upper()} build{why}{where}",

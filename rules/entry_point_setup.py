@@ -224,8 +224,11 @@ class EntryPointSetup(PythonRule):
       `train*()` function;
     - a launch command of the project runs it (the project view: shell scripts, README
       shell blocks, Makefiles, `[project.scripts]`, `console_scripts`; `python -m pkg.train`
-      counts though other modules import it too), it uses torch and it runs something
-      (a main block or a top-level call); a package's `__init__.py` never;
+      counts though other modules import it too; `$(dirname "$0")/train.py`,
+      `${BASH_SOURCE%/*}/x.py` and `$SCRIPT_DIR/x.py` are read beside the script; `-m
+      "$MODULE"` names each project module the script assigns to MODULE), it uses torch or
+      imports its own package (`from pkg.worker import run`: the work is there) and it runs
+      something (a main block or a top-level call); a package's `__init__.py` never;
     - its main block puts something on the device (`.cuda()`, a "cuda" device string as
       in `pipe.to("cuda")` or a `device="cuda"` default, `torch.cuda.*`): an evaluation,
       inference or data-preparation script needs the runtime imported too. A profile
@@ -488,7 +491,7 @@ class EntryPointSetup(PythonRule):
             launched is not None
             and not path.endswith("__init__.py")
             and self._runs
-            and (self._trains or device_script or self._uses_torch())
+            and (self._trains or device_script or self._uses_torch() or self._calls_package())
         ):
             return f"launched by {launched.reason}"
         if self._main is None or not device_script:
@@ -519,6 +522,17 @@ class EntryPointSetup(PythonRule):
         return any(
             (value or "").split(".", 1)[0] in ("setuptools", "distutils")
             or (value or "").startswith(_BUILD_MODULES)
+            for values in self.ctx.bindings.names.values()
+            for value in values
+        )
+
+    def _calls_package(self) -> bool:
+        """Whether the module imports its own project's package (`from .worker import run`,
+        `cosmos_rl/rollout/entrance.py` importing `cosmos_rl.utils`): a launched module that
+        hands its work, and the device, to the package."""
+        folders = set(PurePosixPath(self.ctx.path).parts[:-1])
+        return any(
+            value is not None and (value.startswith(".") or value.split(".", 1)[0] in folders)
             for values in self.ctx.bindings.names.values()
             for value in values
         )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
-from migrator.analysis.capability_gates import CAPABILITY_APIS
+from migrator.analysis.capability_gates import CAPABILITY_APIS, answers_false, capability_read
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 from migrator.contract.trigger import Trigger
@@ -15,6 +17,9 @@ _OTHER_RULES = frozenset(
 )
 # `torch.cuda.amp.<name>` owned by other rules: autocast (NPU001), GradScaler (NPU013).
 _AMP_OTHER_RULES = frozenset({"autocast", "GradScaler"})
+# torch's name for a stream's raw handle (torch_npu's streams call it `npu_stream`); the
+# target's name is spelled the same way from its device type.
+_STREAM_HANDLE = "cuda_stream"
 
 
 def _replace_in_chain(
@@ -25,6 +30,34 @@ def _replace_in_chain(
     if isinstance(node, cst.Attribute):
         return node.with_changes(value=_replace_in_chain(node.value, old, new))
     return node
+
+
+def _and_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a and b and c` (nested `and`s flattened)."""
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+        return _and_operands(node.left) + _and_operands(node.right)
+    return [node]
+
+
+def _stream_handle_facts(tree: ast.Module) -> object:
+    """Whether the module sets or defines an attribute named like the raw stream handle
+    itself (`self.cuda_stream = torch.cuda.Stream()`): then `.cuda_stream` is its own."""
+    targets: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets += node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets.append(node.target)
+        elif (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == _STREAM_HANDLE
+        ):
+            return True
+    return any(
+        isinstance(inner, ast.Attribute) and inner.attr == _STREAM_HANDLE
+        for target in targets
+        for inner in ast.walk(target)
+    )
 
 
 class TorchCudaApi(PythonRule):
@@ -60,11 +93,19 @@ class TorchCudaApi(PythonRule):
     (`{"cuda": torch.cuda.empty_cache, "xpu": ...}` is CUDA's own entry); if it has no
     `"npu"` entry it is reported.
 
+    `stream.cuda_stream` (the raw handle of a torch stream, passed to NCCL or a kernel
+    library through ctypes) becomes `stream.npu_stream`, torch_npu's name for it (checked in
+    torch-npu 2.7.1.post2's `torch_npu/npu/streams.py`), flagged for review: the handle
+    must now go to an NPU API. Left alone where the module sets an attribute of that name
+    itself (`self.cuda_stream = torch.cuda.Stream()`) or reads it from `self`.
+
     Reported, not rewritten: `torch.cuda.X` without a known counterpart (the warning says
     that `transfer_to_npu` may still map it at run time). Left to other rules:
     `torch.cuda.amp.autocast` (NPU001), `torch.cuda.amp.GradScaler` (NPU013), NVTX and CUDA
     graphs (`torch.cuda.nvtx`, `torch.cuda.graph`, `CUDAGraph`, `make_graphed_callables`),
-    capability gates (`get_device_capability`, `torch.cuda.nccl`: NPU018).
+    capability gates (`get_device_capability`, `get_device_properties(i).major` / `.minor`,
+    `torch.cuda.nccl`, and a `torch.cuda.is_available()` `and`-ed with a gate that stays
+    off on the NPU: NPU018).
     A parameter or local named `torch` is not the module and is left alone.
 
     Safety: safe; bare module references outside a `getattr` fallback need review.
@@ -77,7 +118,13 @@ class TorchCudaApi(PythonRule):
     # attribute that is not a call (a device table is reported only when its "cuda" entry
     # uses one).
     trigger = Trigger(
-        tokens=("torch.cuda",), patterns=(TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),)
+        tokens=("torch.cuda",),
+        patterns=(
+            TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),
+            TokenPattern(".cuda_stream", r"\.cuda_stream\b"),
+        ),
+        facts=_stream_handle_facts,
+    )
     )
     examples = (
         Example(
@@ -96,6 +143,10 @@ class TorchCudaApi(PythonRule):
         super().__init__(ctx)
         self._rewrites: dict[int, tuple[cst.CSTNode, str, bool]] = {}
         self._fallbacks: set[int] = set()
+        # `torch.cuda.X` nodes that belong to a capability gate (NPU018's).
+        self._gates: set[int] = set()
+        # `.cuda_stream` handles being renamed (their receivers may change too).
+        self._handles: set[int] = set()
 
     # Where an api goes --------------------------------------------------------------
     def _source(self) -> str:
@@ -192,6 +243,28 @@ class TorchCudaApi(PythonRule):
             if owner is not None and fallback is not None and self.qualname(owner.value) == "torch":
                 self._fallbacks.add(id(fallback.value))
 
+    def _stream_handle(self, node: cst.Attribute) -> bool:
+        """`stream.cuda_stream`: the raw handle of a torch stream (torch_npu's streams call
+        it `npu_stream`), unless the module defines an attribute of that name itself."""
+        if self.ctx.facts is True or node.attr.value != f"{self.target.source_device_type}_stream":
+            return False
+        receiver = node.value
+        return not (isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"))
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """`torch.cuda.is_available() and <a capability gate that stays off on the NPU>`
+        is one CUDA probe: left as it is (NPU018 answers the gate)."""
+        if not isinstance(node.operator, cst.And):
+            return
+        operands = _and_operands(node)
+        if not any(answers_false(o, self.qualname, self._source()) for o in operands):
+            return
+        for operand in operands:
+            if isinstance(operand, cst.Call) and (
+                self.qualname(operand.func) == f"{self._source()}.is_available"
+            ):
+                self._gates.add(id(operand.func))
+
     def visit_Dict(self, node: cst.Dict) -> None:
         """A table keyed by device names keeps its CUDA entry; say if the target has none."""
         keys = [string_value(e.key) for e in node.elements if isinstance(e, cst.DictElement)]
@@ -218,6 +291,22 @@ class TorchCudaApi(PythonRule):
         return any((self.qualname(found) or "").startswith(source) for found in _attributes(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if id(node) in self._gates:
+            return False
+        if self._stream_handle(node):
+            source, device = self.target.source_device_type, self.target.device_type
+            replacement = node.with_changes(attr=cst.Name(f"{device}_stream"))
+            message = (
+                f".{source}_stream -> .{device}_stream (the raw handle of a torch_npu stream); "
+                f"check that what takes the handle is an {device.upper()} API"
+            )
+            self._rewrites[id(node)] = (replacement, message, True)
+            self._handles.add(id(node))
+            return True
+        found = capability_read(node, self.qualname, self._source())
+        if found is not None and found[1] is not None:
+            # `get_device_properties(i).major`: a compute capability, NPU018's.
+            self._gates.add(id(found[0].func))
         qualified = self.qualname(node)
         if qualified is None:
             return True
@@ -271,6 +360,11 @@ class TorchCudaApi(PythonRule):
             return updated_node
         replacement, message, review = found
         assert isinstance(replacement, cst.BaseExpression)
+        if id(original_node) in self._handles and isinstance(updated_node, cst.Attribute):
+            # `torch.cuda.current_stream().cuda_stream`: the receiver has its own edit.
+            replacement = updated_node.with_changes(
+                attr=cst.Name(f"{self.target.device_type}_stream")
+            )
         return self.edit(original_node, updated_node, replacement, message, review=review)
 
     def _module_node(self, node: cst.BaseExpression) -> cst.BaseExpression | None:

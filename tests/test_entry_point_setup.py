@@ -185,6 +185,36 @@ def test_launched_module_is_an_entry_and_an_imported_one_is_not(tmp_path: Path) 
     assert "launched by scripts/run.sh:2: python -m" in result.output
 
 
+HANDED_TO_PACKAGE = {
+    # The launcher builds its command in an array, the module in a variable.
+    "pkg/launcher/replica.sh": (
+        '#!/bin/bash\nMODULE="pkg.rollout.entrance"\nCMD=(torchrun --nproc-per-node=8)\n'
+        'CMD+=(-m "$MODULE")\n"${CMD[@]}"\n'
+    ),
+    "pkg/__init__.py": "",
+    "pkg/rollout/__init__.py": "",
+    # No torch here: the entry hands the work, and the device, to its package.
+    "pkg/rollout/entrance.py": (
+        "import sys\nfrom pkg.rollout.worker import run\n\n"
+        'if __name__ == "__main__":\n    run(sys.argv)\n'
+    ),
+    "pkg/rollout/worker.py": "import torch\n\n\ndef run(argv):\n    torch.ones(1).cuda()\n",
+    # Launched the same way but imports nothing of the project: left alone.
+    "tools/convert.sh": "#!/bin/bash\nSCRIPT=tools.convert\npython -m $SCRIPT in.json\n",
+    "tools/convert.py": 'import json\n\nif __name__ == "__main__":\n    print(json.dumps({}))\n',
+}
+
+
+def test_launched_module_that_calls_its_package_is_an_entry(tmp_path: Path) -> None:
+    root = _project(tmp_path, HANDED_TO_PACKAGE)
+    result = invoke(str(root), "--select", "NPU030", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "import torch_npu" in (root / "pkg/rollout/entrance.py").read_text()
+    assert "launched by pkg/launcher/replica.sh:2: -m $MODULE" in result.output
+    for rel in ("pkg/rollout/worker.py", "tools/convert.py"):
+        assert (root / rel).read_text() == HANDED_TO_PACKAGE[rel]
+
+
 def test_no_entry_overrides_a_launch_line(tmp_path: Path) -> None:
     root = _project(tmp_path, LAUNCHED)
     result = invoke(str(root), "--select", "NPU030", "--no-entry", str(root / "pkg/train.py"))

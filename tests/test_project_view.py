@@ -66,6 +66,82 @@ def test_launch_commands_in_shell_scripts_name_entries(tmp_path: Path) -> None:
     assert view.entry("not_an_entry.py") is None
 
 
+SCRIPT_FOLDER_FILES = {
+    name: "import os\n"
+    for name in (
+        "tools/train.py", "tools/fp16/train.py", "tools/test.py", "tools/eval.py",
+        "tools/bench.py", "tools/deep.py", "tools/data/prep.py", "pkg/rollout/entrance.py",
+        "pkg/policy/train.py", "pkg/launcher/run.py",
+    )
+}  # fmt: skip
+
+DIST_TRAIN_SH = """\
+#!/usr/bin/env bash
+PYTHONPATH="$(dirname $0)/..":$PYTHONPATH \\
+python -m torch.distributed.launch --nproc_per_node=$GPUS \\
+    $(dirname "$0")/train.py $CONFIG --launcher pytorch
+"""
+
+FOLDER_FORMS_SH = """\
+#!/usr/bin/env bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export DATA_DIR=$SCRIPT_DIR/data
+python "$SCRIPT_DIR/test.py"
+python ${BASH_SOURCE%/*}/eval.py
+torchrun --nproc_per_node 2 "$(dirname "$(readlink -f "$0")")/bench.py"
+python $DATA_DIR/prep.py
+python $(dirname $0)/missing.py
+python $OTHER/deep.py
+"""
+
+REPLICA_SH = """\
+#!/bin/bash
+if [ "$TYPE" == "rollout" ]; then
+  DEFAULT_MODULE="pkg.rollout.entrance"
+elif [ "$TYPE" == "policy" ]; then
+  DEFAULT_MODULE="pkg.policy.train"
+fi
+MESSAGE="pkg.launcher.run"
+LAUNCH_CMD=("torchrun" --nproc-per-node="$NGPU")
+LAUNCH_CMD+=(
+  -m "$DEFAULT_MODULE"
+)
+"${LAUNCH_CMD[@]}"
+git commit -m "$MESSAGE"
+python -m "$DEFAULT_MODULE"x
+"""
+
+
+def test_launch_commands_name_scripts_in_the_script_folder(tmp_path: Path) -> None:
+    """`$(dirname "$0")/train.py` is the train.py beside the script, even when several
+    files are named train.py; so are `${BASH_SOURCE%/*}` and `$SCRIPT_DIR` set from them."""
+    files = {
+        **SCRIPT_FOLDER_FILES,
+        "tools/dist_train.sh": DIST_TRAIN_SH,
+        "tools/fp16/dist_train.sh": DIST_TRAIN_SH,
+        "tools/forms.sh": FOLDER_FORMS_SH,
+    }
+    view = _tree(tmp_path, files)
+    assert sorted((e.path, e.source, e.line) for e in view.entries) == [
+        ("tools/bench.py", "tools/forms.sh", 6),
+        ("tools/data/prep.py", "tools/forms.sh", 7),
+        # Not a known folder: the one file ending so, as before.
+        ("tools/deep.py", "tools/forms.sh", 9),
+        ("tools/eval.py", "tools/forms.sh", 5),
+        ("tools/fp16/train.py", "tools/fp16/dist_train.sh", 3),
+        ("tools/test.py", "tools/forms.sh", 4),
+        ("tools/train.py", "tools/dist_train.sh", 3),
+    ]
+
+
+def test_a_module_variable_after_dash_m_names_each_module_it_holds(tmp_path: Path) -> None:
+    view = _tree(tmp_path, {**SCRIPT_FOLDER_FILES, "pkg/launcher/replica.sh": REPLICA_SH})
+    assert [(e.path, e.line, e.how) for e in view.entries] == [
+        ("pkg/rollout/entrance.py", 3, "-m $DEFAULT_MODULE (DEFAULT_MODULE=pkg.rollout.entrance)"),
+        ("pkg/policy/train.py", 5, "-m $DEFAULT_MODULE (DEFAULT_MODULE=pkg.policy.train)"),
+    ]
+
+
 README = """\
 # Demo
 

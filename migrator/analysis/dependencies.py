@@ -130,6 +130,10 @@ class WheelAdvice:
     code: str = ""
     # Only the aarch64 build is missing: a requirement kept off aarch64 is fine.
     aarch64_only: bool = False
+    # No wheel, and its source build needs CUDA (nvcc, CUDA_HOME): `pip install -r` stops
+    # at it on an Ascend host, so a requirements file drops it (NPU102) instead of keeping a
+    # line that cannot install; its imports are reported by `code`.
+    uninstallable: bool = False
 
 
 # Regexes on PEP 503 names. `{...}` in suggestions are `Target.equivalents` topics.
@@ -140,7 +144,7 @@ _WHEELS: tuple[tuple[re.Pattern[str], WheelAdvice], ...] = tuple(
             "CUDA kernels",
             "{fused_attention}; transformers >= 4.56 runs attn_implementation="
             "'flash_attention_2' on it by itself",
-            "NPU050")),
+            "NPU050", uninstallable=True)),
         (r"^xformers$", WheelAdvice(
             "CUDA kernels",
             "torch.nn.functional.scaled_dot_product_attention or {fused_attention}", "NPU052")),

@@ -14,9 +14,9 @@ One place answers, for every device rule, whether a statement is such a region:
   `if ... != "cuda": raise ...` (diffusers' `_check_device_cuda`), an `if` whose message or
   leading comment says the feature is CUDA/NVIDIA-only;
 - an `if` testing CUDA (`torch.cuda.is_available()`, `torch.version.cuda`) around CUDA-only
-  work: building a `CUDAExtension`, `.cu` sources, importing a CUDA-only package or a module
-  whose name says CUDA. Turning it into `torch.npu.is_available()` would enable CUDA-only code
-  on the NPU.
+  work: building a `CUDAExtension`, `.cu` sources, importing or calling a CUDA-only package
+  (`pynvml.nvmlInit()`) or a module whose name says CUDA. Turning it into
+  `torch.npu.is_available()` would enable CUDA-only code on the NPU.
 
 Names are resolved by the caller's resolver (a rule's `qualname`), so aliases count; a name
 that does not resolve to an import (`self.is_npu`, a local) counts by its spelling when it
@@ -243,6 +243,10 @@ def cuda_only_work(node: cst.CSTNode, resolve: Resolve, target: Target) -> str |
                 return f"it builds a CUDA extension ({name.rsplit('.', 1)[-1]})"
             if name == f"torch.version.{target.source_device_type}":
                 return f"it reads torch.version.{target.source_device_type}"
+            # `pynvml.nvmlInit()` with `import pynvml` at the top of the module.
+            package = (name or "").split(".", 1)[0]
+            if package in CUDA_ONLY_PACKAGES:
+                return f"it uses the CUDA-only {package}"
     for value in _strings(node):
         # Sources, and the objects nvcc made of them (`kernel.cu.o`).
         if value.endswith((".cu", ".cuh", ".cu.o")):

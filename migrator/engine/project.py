@@ -65,6 +65,25 @@ _SHELL_INFOS = frozenset({"sh", "bash", "shell", "console", "zsh", "shell-sessio
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _README = re.compile(r"^readme(?:\.md|\.markdown)?$", re.IGNORECASE)
 _SCRIPT_REF = re.compile(r"^\s*[\w.-]+\s*=\s*(?P<module>[\w.]+)(?::[\w.]+)?")
+# The folder of the running script, as shell scripts spell it (quotes already removed):
+# `$(dirname $0)`, `$(dirname ${BASH_SOURCE[0]})`, `${BASH_SOURCE%/*}`, `$(cd $(dirname $0)
+# && pwd)`, `$(realpath $(dirname $0))`, `$(dirname $(readlink -f $0))`.
+_SELF = r"(?:\$0|\$\{0\}|\$BASH_SOURCE|\$\{BASH_SOURCE(?:\[0\])?\})"
+_SELF_REAL = rf"(?:{_SELF}|\$\((?:realpath|readlink -f) {_SELF}\))"
+_DIR = rf"(?:\$\(dirname {_SELF_REAL}\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})"
+_SCRIPT_DIR = re.compile(
+    rf"^(?:{_DIR}|\$\(cd {_DIR} *(?:&&|;) *pwd(?: -P)?\)|\$\((?:realpath|readlink -f) {_DIR}\))"
+    r"(?=/|$)"
+)
+_VARIABLE = re.compile(r"^\$(?:\{(?P<braced>\w+)\}|(?P<plain>\w+))(?=/|$)")
+# Commands whose arguments are assignments (`export ROOT=...`).
+_DECLARE = frozenset({"export", "local", "readonly", "declare", "typeset"})
+# `-m $MODULE` / `-m "${MODULE}"` anywhere in a script (an array built for a launcher too).
+_MODULE_VARIABLE = re.compile(
+    r"""(?<![\w-])-m\s+["']?\$\{?(?P<name>\w+)\}?["']?(?=\s|\)|$)""", re.MULTILINE
+)
+_LAUNCHERS = frozenset({"torchrun", "accelerate", "deepspeed"})
+_MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
 
 def choose_release(
@@ -187,10 +206,16 @@ class _Finder:
         self.files = frozenset(files)
         self.python = [rel for rel in files if rel.endswith(".py")]
 
-    def script(self, word: str, source: str) -> str | None:
-        """The file a script argument names: relative to the project root, then to the
-        command's own folder, then (for `$ROOT/x/train.py`) the one file ending so."""
+    def script(self, word: str, source: str, folders: dict[str, str] | None = None) -> str | None:
+        """The file a script argument names: in the script's own folder when the word
+        starts with it (`$(dirname "$0")/train.py`, `$SCRIPT_DIR/train.py` with `folders`
+        the variables known to hold a project folder), relative to the project root, then to
+        the command's own folder, then (for `$ROOT/x/train.py`) the one file ending so."""
         path = word.removeprefix("./")
+        folder = script_folder(path, source, folders or {})
+        if folder is not None:
+            found = posixpath.normpath(posixpath.join(folder[0], folder[1]))
+            return found if found in self.files else None
         if "$" in path or "`" in path:
             path = re.sub(r"^.*[}$`)][^/]*/", "", path).lstrip("/")
             if not path or "$" in path:
@@ -217,6 +242,36 @@ class _Finder:
         return found[0] if len(found) == 1 else None
 
 
+def script_folder(word: str, source: str, folders: dict[str, str]) -> tuple[str, str] | None:
+    """(project folder, rest of the path) when `word` starts with the running script's
+    folder or a variable holding a known folder; else None. `source` is the script."""
+    here = posixpath.dirname(source)
+    found = _SCRIPT_DIR.match(word)
+    if found is not None:
+        return here, word[found.end() :].lstrip("/")
+    variable = _VARIABLE.match(word)
+    if variable is not None:
+        name = variable.group("braced") or variable.group("plain")
+        if name in folders:
+            return folders[name], word[variable.end() :].lstrip("/")
+    return None
+
+
+def _assignments(command: shell.Command) -> Iterator[tuple[str, str]]:
+    """(name, value without quotes) of the assignments a command makes."""
+    prefix, name, args = command.parts()
+    words = list(prefix)
+    if name is not None and shell.unquote(name.text) in _DECLARE:
+        words += [word for word in args if shell.ASSIGNMENT.match(word.text)]
+    elif name is not None:
+        # `ROOT=... python x.py`: the assignment is for that command only.
+        return
+    for word in words:
+        matched = shell.ASSIGNMENT.match(word.text)
+        if matched is not None and "[" not in word.text[: matched.end()]:
+            yield matched.group("name"), shell.unquote(word.text[matched.end() :])
+
+
 def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[Entry]:
     """Entries named by the shell commands of `text` (its line 1 is `first_line` + 1)."""
     found: list[Entry] = []
@@ -224,7 +279,19 @@ def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[
         return found
     script = shell.parse(text)
     starts = shell.line_starts(text)
+    # Variables holding a project folder (`SCRIPT_DIR=$(dirname "$0")`), and the values
+    # each variable is given (for `-m $MODULE`).
+    folders: dict[str, str] = {}
+    values: dict[str, list[tuple[str, int]]] = {}
     for command in script.commands:
+        for variable, value in _assignments(command):
+            line = shell.position(starts, command.words[0].start)[0] + first_line
+            values.setdefault(variable, []).append((value, line))
+            folder = script_folder(value, source, folders)
+            if folder is not None:
+                folders[variable] = posixpath.normpath(posixpath.join(*folder))
+            else:
+                folders.pop(variable, None)
         _, name, args = command.parts()
         if name is None:
             continue
@@ -233,10 +300,44 @@ def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[
         if launched is None:
             continue
         how, kind, target = launched
-        path = finder.module(target) if kind == "module" else finder.script(target, source)
+        path = finder.module(target) if kind == "module" else finder.script(target, source, folders)
         if path is not None:
             line = shell.position(starts, name.start)[0] + first_line
             found.append(Entry(path, source, line, how))
+    found += _module_variables(source, text, values, finder)
+    return found
+
+
+def _launches(text: str, found: re.Match[str]) -> bool:
+    """Whether the `-m` of `found` is a launcher's: its line starts with python, torchrun,
+    ... (or a wrapper of them), or is a line of an array (`CMD+=(`, `-m "$X"` alone)."""
+    start = text.rfind("\n", 0, found.start()) + 1
+    words = text[start : found.start()].split()
+    if not words or words[0].endswith("(") or "=(" in words[0]:
+        return True
+    for word in words:
+        name = posixpath.basename(word.strip("\"'"))
+        if _PYTHON.match(name) or name in _LAUNCHERS:
+            return True
+        if name not in _WRAPPERS and not shell.ASSIGNMENT.match(name):
+            return False
+    return False
+
+
+def _module_variables(
+    source: str, text: str, values: dict[str, list[tuple[str, int]]], finder: _Finder
+) -> list[Entry]:
+    """`-m "$MODULE"` (in a command, or in an array a launcher is built from): each
+    module of the project the script assigns to that variable is launched."""
+    found: list[Entry] = []
+    names = (m.group("name") for m in _MODULE_VARIABLE.finditer(text) if _launches(text, m))
+    for name in dict.fromkeys(names):
+        for value, line in values.get(name, ()):
+            if not _MODULE_NAME.match(value):
+                continue
+            path = finder.module(value)
+            if path is not None:
+                found.append(Entry(path, source, line, f"-m ${name} ({name}={value})"))
     return found
 
 
