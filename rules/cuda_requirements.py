@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 

@@ -125,7 +125,6 @@ class TorchCudaApi(PythonRule):
         ),
         facts=_stream_handle_facts,
     )
-    )
     examples = (
         Example(
             "import torch as th\nth.cuda.synchronize()\nn = th.cuda.device_count()\n",
