@@ -3,6 +3,7 @@ pure-PyTorch fallbacks."""
 
 from __future__ import annotations
 
+import ast
 from typing import ClassVar
 
 import libcst as cst
@@ -55,6 +56,32 @@ _EXT_OPS = {
 }
 
 
+def _unused_loads(tree: ast.Module) -> frozenset[int]:
+    """Lines of `name = ....load_ext(...)` whose `name` the file never reads an attribute
+    of (a copied import block that loads the kernels and never calls them)."""
+    read = {
+        node.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    }
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, (ast.Attribute, ast.Name))
+            and (
+                node.value.func.attr
+                if isinstance(node.value.func, ast.Attribute)
+                else node.value.func.id
+            )
+            == "load_ext"
+            and all(isinstance(t, ast.Name) and t.id not in read for t in node.targets)
+        ):
+            lines.add(node.value.lineno)
+    return frozenset(lines)
+
+
 def _ext_op(kernel: str) -> str | None:
     """The mx_driving op for an `_ext` kernel name (`ms_deform_attn_forward`)."""
     base = kernel.removesuffix("_forward").removesuffix("_backward")
@@ -77,7 +104,9 @@ class MmcvCudaOp(UnsupportedConstruct):
 
     What it reports (by qualified name, aliases included):
 
-    - each `mmcv.utils.ext_loader.load_ext(name, [kernels])` call, naming the kernels and,
+    - each `mmcv.utils.ext_loader.load_ext(name, [kernels])` call whose module the file
+      uses (`ext_module.ms_deform_attn_forward(...)`; a load whose name is never read is
+      left alone), naming the kernels and,
       where mx_driving has an NPU op for them, that op (`ms_deform_attn_forward` ->
       `mx_driving.multi_scale_deformable_attn`, `roi_align_rotated_forward` ->
       `mx_driving.roi_align_rotated`, `hard_voxelize_forward` -> `mx_driving.voxelization`,
@@ -140,6 +169,10 @@ class MmcvCudaOp(UnsupportedConstruct):
         Example("from mmcv.cnn import xavier_init\nxavier_init(layer)\n"),
     )
 
+    @classmethod
+    def file_facts(cls, tree: ast.Module) -> object:
+        return _unused_loads(tree)
+
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         # Fallback calls already reported at the `if` that chooses them.
@@ -185,6 +218,9 @@ class MmcvCudaOp(UnsupportedConstruct):
         if call is not None and id(call) in self._in_branch:
             return None
         if name == _LOAD_EXT:
+            unused = self.ctx.facts if isinstance(self.ctx.facts, frozenset) else frozenset()
+            if call is not None and self.ctx.span(call)[0] in unused:
+                return None
             listed = find_arg(call, 1, "funcs") if call is not None else None
             kernels = _listed(listed.value) if listed is not None else []
             shown = ", ".join(kernels) if kernels else "its kernels"

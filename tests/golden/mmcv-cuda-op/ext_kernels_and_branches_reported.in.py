@@ -28,5 +28,13 @@ def mmcv_function(value, shapes, start, locations, weights):
     return MultiScaleDeformableAttnFunction.apply(value, shapes, start, locations, weights, 64)
 
 
+def kernel(value, shapes, start, locations, weights):
+    return ext_module.ms_deform_attn_forward(value, shapes, start, locations, weights, 64)
+
+
 def reference(value, shapes, locations, weights):
     return multi_scale_deformable_attn_pytorch(value, shapes, locations, weights)
+
+
+def voxels(points):
+    return voxel_ext.hard_voxelize_forward(points)
