@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 import libcst as cst
 
+from migrator.analysis.bindings import module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
@@ -35,11 +37,27 @@ _COLLECTIVES = frozenset(
 )  # fmt: skip
 _MATMULS = frozenset(
     {"torch.matmul", "torch.mm", "torch.bmm", "torch.einsum", "torch.addmm", "torch.baddbmm",
-     "torch.cdist", "torch.nn.functional.linear", "torch.inner", "torch.outer"}
+     "torch.cdist", "torch.nn.functional.linear", "torch.inner", "torch.outer",
+     "torch.inverse", "torch.linalg.inv"}
 )  # fmt: skip
 _NOT_DEVICES = frozenset({"cpu", "meta"})
 
 _MOVES = frozenset({"cuda", "npu", "to", "cpu"})
+# Base classes of models (by qualified-name prefix): the methods of such a class work on
+# the model's inputs and parameters, which live on the device while it trains or infers.
+_MODEL_BASES = (
+    "torch.nn.",
+    "pytorch_lightning.LightningModule",
+    "lightning.",
+    "mmcv.runner.BaseModule",
+    "mmcv.runner.base_module.",
+    "mmengine.model.",
+    "mmdet.models.",
+    "mmdet3d.models.",
+    "mmseg.models.",
+    "transformers.PreTrainedModel",
+    "transformers.modeling_utils.PreTrainedModel",
+)
 
 Where = Literal["cpu", "device", "unknown"]
 
@@ -126,6 +144,11 @@ class _Calls(cst.CSTVisitor):
         self.events.append(original_node)
 
 
+def _model_class_facts(tree: ast.Module) -> object:
+    """The line spans of the model classes (`_model_classes`, defined below with its helpers)."""
+    return _model_classes(tree)
+
+
 class Float64Device(PythonRule):
     """Report float64 tensors on the device: created there, cast there, moved there, or
     all-reduced there.
@@ -146,7 +169,8 @@ class Float64Device(PythonRule):
 
     Each site is reported once (a chain such as `torch.from_numpy(a).double().cuda()` is
     one site), and the message names the ops of the function that use the tensor where the
-    source shows them: collectives, `torch.matmul`/`mm`/`bmm`/`einsum`/`F.linear`, `@`.
+    source shows them: collectives, `torch.matmul`/`mm`/`bmm`/`einsum`/`F.linear`, `@`,
+    `torch.inverse`.
 
     Why: the NPU computes in float16, bfloat16 and float32; the Atlas A2 matmul takes
     BF16/FP16/FP32 only and several kernels have no float64 kernel. torch_npu turns
@@ -164,8 +188,13 @@ class Float64Device(PythonRule):
     float64 math on the CPU where it matters (`device="cpu"`, move the float32 result).
 
     Caveats: float64 on CPU-only code is not reported: a site counts as on the device only
-    when its own expression places it there, or when its function moves something to a
-    device (`.cuda()`, `.npu()`, `.to(device)`, `device=...`, a collective). Code that
+    when its own expression places it there, when its function moves something to a
+    device (`.cuda()`, `.npu()`, `.to(device)`, `device=...`, a collective), or when its
+    function is a method of a model class (a subclass of `torch.nn.Module`, a Lightning
+    module, an mmcv/mmengine `BaseModule`, an mmdet/mmdet3d/mmseg model, a transformers
+    `PreTrainedModel`, or a class of the same file derived from one): such a method works
+    on the model's inputs and parameters, on the device (`torch.inverse(pose.double())`
+    in a detector's `prepare_inputs` is reported). Code that
     cannot run on the device is skipped: a `with torch.device("cpu"):` block, a factory
     whose `device=` is a tensor's `.device` made on the CPU, and the `else` of an `if`
     whose test names the target device (`if x.device.type in {"mps", "npu"}:`, the
@@ -179,7 +208,9 @@ class Float64Device(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
-    trigger = Trigger(tokens=("float64", "double", "DoubleTensor", "np.float_"))
+    trigger = Trigger(
+        tokens=("float64", "double", "DoubleTensor", "np.float_"), facts=_model_class_facts
+    )
     examples = (
         reported(
             "import torch\n\n\ndef sync(count, total):\n"
@@ -200,6 +231,7 @@ class Float64Device(PythonRule):
         super().__init__(ctx)
         self._depth = 0
         self._function: cst.FunctionDef | None = None
+        self._model_method = False
 
     # Units --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -216,6 +248,9 @@ class Float64Device(PythonRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._depth == 0:
             self._function = node
+            line = self.ctx.span(node)[0]
+            ranges = self.ctx.facts if isinstance(self.ctx.facts, tuple) else ()
+            self._model_method = any(first <= line <= last for first, last in ranges)
         self._depth += 1
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -236,7 +271,9 @@ class Float64Device(PythonRule):
         unit.visit(walk)
         self._done: set[int] = set()
         self._sites: list[_Site] = []
-        self._on_device = any(self._places_on_device(event) for event in walk.events)
+        self._on_device = (isinstance(unit, cst.FunctionDef) and self._model_method) or any(
+            self._places_on_device(event) for event in walk.events
+        )
         # Ops that use a tensor are resolved once every site is known (an op's arguments
         # are visited after it), with the names as they stood at the op.
         ops: list[tuple[str, list[cst.BaseExpression], cst.CSTNode, dict[str, _Known]]] = []
@@ -469,6 +506,44 @@ class Float64Device(PythonRule):
 
     def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
         super().warn(node, fill(message, self.target), suggestion)
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
+    """The line ranges of the file's model classes (see `_MODEL_BASES`), a class derived
+    from an earlier model class of the file included."""
+    bindings = module_bindings(tree)
+    models: set[str] = set()
+    ranges: list[tuple[int, int]] = []
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for node in sorted(classes, key=lambda c: c.lineno):
+        for base in node.bases:
+            parts = _dotted(base)
+            if parts is None:
+                continue
+            head = bindings.resolve(parts[0])
+            name = ".".join([head, *parts[1:]]) if head is not None else None
+            local = len(parts) == 1 and parts[0] in models
+            if local or (
+                name is not None
+                and any(
+                    name.startswith(prefix) or name == prefix.rstrip(".") for prefix in _MODEL_BASES
+                )
+            ):
+                models.add(node.name)
+                ranges.append((node.lineno, node.end_lineno or node.lineno))
+                break
+    return tuple(ranges)
 
 
 _WHY = "the {DEVICE}'s matmul and several kernels have no float64"

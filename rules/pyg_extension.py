@@ -7,7 +7,17 @@ from typing import ClassVar
 
 from migrator.contract.rule import Example
 from migrator.contract.trigger import Trigger
-from migrator.contract.unsupported import UnsupportedConstruct, reported
+from migrator.contract.unsupported import UnsupportedConstruct, fill, reported, under
+
+# torch_geometric's own names whose work is done by torch_scatter's kernels when it is
+# installed (PyG 1.x requires it; PyG >= 2.3 takes torch's scatter_reduce without it).
+_PYG_SCATTER = (
+    "torch_geometric.utils.softmax",
+    "torch_geometric.utils.scatter",
+    "torch_geometric.nn.MessagePassing",
+    "torch_geometric.nn.conv.MessagePassing",
+    "torch_geometric.nn.conv.message_passing.MessagePassing",
+)
 
 
 class PygExtension(UnsupportedConstruct):
@@ -41,18 +51,22 @@ class PygExtension(UnsupportedConstruct):
 
     Safety: reports only: the argument orders and output layouts differ.
 
-    Caveats: `torch_geometric` itself (pure Python) is not reported; its layers call these
-    packages when they are installed and fall back to torch otherwise.
+    Also reported, at the import only: `torch_geometric.utils.softmax` / `scatter` and
+    `MessagePassing` (from `torch_geometric.nn` or `torch_geometric.nn.conv`), whose
+    aggregation runs torch_scatter's scatter kernels when torch_scatter is installed (PyG
+    1.x requires it; PyG >= 2.3 falls back to torch's `scatter_reduce` without it). Hand
+    ports of such projects route torch_scatter's scatter max to `mx_driving.scatter_max`.
+
+    Caveats: the rest of `torch_geometric` (pure Python) is not reported, nor are calls of
+    the PyG names above (one warning per import says it for the whole file).
     """
 
     code = "NPU066"
     name = "pyg-extension"
     summary = "Report torch_scatter/torch_cluster/torch_sparse calls (mx_driving has some ops)."
-    trigger = Trigger(
-        tokens=("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
-    )
-    modules = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
-    uses = modules
+    uses = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")
+    trigger = Trigger(tokens=(*uses, "torch_geometric"))
+    modules = (*uses, *_PYG_SCATTER)
     message = "PyG's extension packages are C++/CUDA builds with no {DEVICE} kernels"
     suggestion = "use torch's own ops (Tensor.scatter_reduce_, torch.sparse), checked on the host"
     suggestions: ClassVar[Mapping[str, str]] = {
@@ -67,8 +81,27 @@ class PygExtension(UnsupportedConstruct):
             "not a ratio, and no batch vector"
         ),
         "torch_sparse": "use torch's sparse tensors (torch.sparse_coo_tensor, torch.sparse.mm)",
+        **{
+            name: (
+                "route torch_scatter's scatter max/add to {extension_ops}.scatter_max / "
+                "scatter_add (hand ports patch torch_scatter), or run PyG >= 2.3 without "
+                "torch_scatter"
+            )
+            for name in _PYG_SCATTER
+        },
     }
     examples = (
         reported("from torch_scatter import scatter_mean\nout = scatter_mean(x, index, dim=0)\n"),
         Example("import torch\nout = x.scatter_reduce(0, index, src, reduce='mean')\n"),
+        reported("from torch_geometric.utils import softmax\n"),
+        Example("from torch_geometric.data import Data\n"),
     )
+
+    def import_message(self, name: str) -> str:
+        if under(name, _PYG_SCATTER) is not None:
+            return fill(
+                "its aggregation runs torch_scatter's C++/CUDA kernels when torch_scatter is "
+                "installed (PyG 1.x requires it); they have no {DEVICE} kernels",
+                self.target,
+            )
+        return super().import_message(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
-from migrator.contract.rule import Example
+from migrator.contract.rule import Example, RuleContext
 from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
 
@@ -51,12 +51,20 @@ class Pynvml(UnsupportedConstruct):
     Python, torch's own queries: `torch.npu.mem_get_info()`, `torch.npu.device_count()`,
     `torch.npu.get_device_name()`, `torch.npu.utilization()`.
 
+    A command list held in a variable is reported where it is written: a list or tuple
+    literal whose first element is the `nvidia-smi` program (`cmd = ["nvidia-smi",
+    "--query-gpu=index", "--format=csv,noheader"]`, later `subprocess.run(cmd)`), since such
+    a list is an argv by construction; one passed straight to a runner is reported once, at
+    the call.
+
     Example: `import pynvml` and `pynvml.nvmlInit()` give two warnings;
-    `subprocess.check_output(["nvidia-smi", "-L"])` gives one.
+    `subprocess.check_output(["nvidia-smi", "-L"])` gives one, and so does
+    `cmd = ["nvidia-smi", "-L"]`.
 
     Safety: reports only, never rewrites.
 
-    Caveats: a command held in a variable or built with an f-string is not reported;
+    Caveats: a command string held in a variable (`cmd = "nvidia-smi -L"`) or built with an
+    f-string is not reported (a string naming it may be a log message);
     `nvidia-smi` in shell scripts is NPU103's (nvidia-smi).
     """
 
@@ -76,9 +84,38 @@ class Pynvml(UnsupportedConstruct):
     examples = (
         reported("import pynvml\npynvml.nvmlInit()\n"),
         reported('import subprocess\nout = subprocess.check_output(["nvidia-smi", "-L"])\n'),
+        reported('import subprocess\ncmd = ["nvidia-smi", "-L"]\nsubprocess.run(cmd)\n'),
         Example('import subprocess\nsubprocess.run(["ls", "-l"])\n'),
+        Example('cmd = ["echo", "nvidia-smi"]\n'),
         Example('print("run nvidia-smi to check memory")\n'),
     )
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        # argv lists already reported at the runner call they are passed to.
+        self._at_call: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        runner = self.qualname(node.func) in _RUNNERS
+        for arg in node.args if runner else ():
+            if isinstance(arg.value, (cst.List, cst.Tuple)) and _runs_smi(arg.value):
+                self._at_call.add(id(arg.value))
+        super().visit_Call(node)
+
+    def _argv(self, node: cst.List | cst.Tuple) -> None:
+        if id(node) in self._at_call or not _runs_smi(node):
+            return
+        self.warn(
+            node,
+            fill("an nvidia-smi command line; {DEVICE} hosts have no nvidia-smi", self.target),
+            fill(self.suggestion, self.target),
+        )
+
+    def visit_List(self, node: cst.List) -> None:
+        self._argv(node)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._argv(node)
 
     def describe(self, name: str, call: cst.Call | None) -> str | None:
         if name in _RUNNERS:

@@ -82,6 +82,16 @@ def test_kernel_lookups_take_an_op_with_or_without_its_overload() -> None:
 
 
 @pytest.mark.parametrize("version", RELEASES)
+def test_ops_without_an_npu_kernel_need_a_per_device_kernel(version: str) -> None:
+    # hypot has CPU/CUDA kernels only (structured hypot.out); torch-npu registers none.
+    assert data.lacks_npu_kernel(version, "hypot")
+    assert not data.lacks_npu_kernel(version, "matmul")  # an NPU kernel
+    assert not data.lacks_npu_kernel(version, "linalg_inv")  # composite: any device
+    assert not data.lacks_npu_kernel(version, "unique_dim")  # registered for the NPU
+    assert "hypot" in data.backend_ops() and "linalg_inv" not in data.backend_ops()
+
+
+@pytest.mark.parametrize("version", RELEASES)
 def test_names_popular_libraries_call_exist_on_every_release(version: str) -> None:
     assert data.has_name("torch_npu", version, "torch.npu", "random")
     assert data.has_name("torch_npu", version, "torch_npu.npu", "random")

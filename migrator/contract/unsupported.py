@@ -191,11 +191,15 @@ class UnsupportedConstruct(PythonRule):
         if found:
             self._report_import(node, found)
 
+    def import_message(self, name: str) -> str:
+        """Why an import of `name` is reported (default: the rule's `message`)."""
+        return fill(self.message, self.target)
+
     def _report_import(self, node: cst.CSTNode, names: list[str]) -> None:
         shown = names[0]
         hints = {self.suggest(name) for name in names}
         suggestion = hints.pop() if len(hints) == 1 else fill(self.suggestion, self.target)
-        self.warn(node, f"import of {shown}: {fill(self.message, self.target)}", suggestion)
+        self.warn(node, f"import of {shown}: {self.import_message(shown)}", suggestion)
 
     # Decorators and calls -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

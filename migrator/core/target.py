@@ -137,6 +137,7 @@ NPU = Target(
         "fused_attention": "torch_npu.npu_fusion_attention",
         "rotary_mul": "torch_npu.npu_rotary_mul",
         "rms_norm": "torch_npu.npu_rms_norm",
+        "grouped_matmul": "torch_npu.npu_grouped_matmul",
         "profiler": "torch_npu.profiler",
         "extension_ops": "mx_driving",
         "graph_capture": "torch.npu.NPUGraph / torch.npu.graph / torch.npu.make_graphed_callables",

@@ -190,6 +190,21 @@ def has_npu_kernel(version: str, op: str) -> bool:
     return op in kernels or ("." not in op and any(k.startswith(op + ".") for k in kernels))
 
 
+@cache
+def backend_ops(torch_version: str = "2.7.1") -> frozenset[str]:
+    """Base names of the aten ops that need a kernel per device in that torch release.
+
+    The others are composite: torch computes them from other ops on any device.
+    """
+    return frozenset(_release("torch", torch_version)["backend_ops"])
+
+
+def lacks_npu_kernel(version: str, op: str, torch_version: str = "2.7.1") -> bool:
+    """Whether aten op `op` (a base name) needs a per-device kernel and no overload of it
+    has one in torch-npu `version`: it then runs through torch_npu's CPU fallback."""
+    return op in backend_ops(torch_version) and not has_npu_kernel(version, op)
+
+
 def fused_optimizers(version: str) -> frozenset[str]:
     """The `torch.optim` classes whose `fused=True` kernel the release has on the NPU."""
     return frozenset(

@@ -21,6 +21,13 @@ wheel it reads:
   NPU kernel, `custom` the ops of the `npu` namespace, `autograd` the ops with an NPU autograd
   kernel (`symint` only flags signatures). Checked against `libtorch_npu.so`'s strings for the
   fused optimizers: the same `_fused_adam_` / `_fused_adamw_` / `_fused_sgd_` sets;
+- from the torch wheel, `torchgen/packaged/ATen/native/native_functions.yaml` (torch's own
+  op list): the aten ops that need a kernel per device (`backend_ops`: a `CUDA` key in
+  their `dispatch`, directly or through `structured_delegate`), as opposed to composite
+  ops that torch computes from other ops on any device. An op of `backend_ops` that a
+  torch-npu release's kernel list lacks runs through torch_npu's CPU fallback ("... is not
+  currently supported on the NPU backend and will fall back to run on the CPU",
+  `libtorch_npu.so`);
 - the dist-info METADATA: the `Requires-Dist: torch` pin and the CANN pairing, from the
   README's "Ascend Auxiliary Software" table where it lists the release itself, else from an
   "Install CANN X" sentence, else none.
@@ -72,6 +79,8 @@ TORCH_MODULES = ("torch.amp", "torch.accelerator", "torch.cuda", "torch.cuda.amp
 # is the CPU-only build (about 100 MB instead of several GB with CUDA).
 PLATFORMS = ("manylinux_2_28_aarch64", "manylinux2014_aarch64")
 PYTHON_VERSION = "3.11"
+
+_NATIVE_FUNCTIONS = "torchgen/packaged/ATen/native/native_functions.yaml"
 
 _KERNEL_YAMLS = (
     "torch_npu/csrc/aten/npu_native_functions.yaml",
@@ -389,6 +398,27 @@ def _kernels(sections: dict[str, dict[str, str | None]]) -> dict[str, list[str]]
     }
 
 
+def _backend_ops(wheel: zipfile.ZipFile) -> list[str]:
+    """Base names of torch's aten ops whose kernel is per device (a CUDA dispatch entry,
+    directly or through `structured_delegate`), from torch's native_functions.yaml."""
+    if _NATIVE_FUNCTIONS not in set(wheel.namelist()):
+        raise GenerateError(f"{_NATIVE_FUNCTIONS} is not in the torch wheel")
+    entries = YAML(typ="safe").load(wheel.read(_NATIVE_FUNCTIONS).decode())
+    by_name = {entry["func"].split("(")[0].strip(): entry for entry in entries}
+
+    def per_device(name: str, depth: int = 0) -> bool:
+        entry = by_name.get(name)
+        if entry is None or depth > 8:
+            return False
+        keys = {key.strip() for keys in (entry.get("dispatch") or {}) for key in keys.split(",")}
+        if "CUDA" in keys:
+            return True
+        delegate = entry.get("structured_delegate")
+        return isinstance(delegate, str) and per_device(delegate, depth + 1)
+
+    return sorted({name.split(".")[0] for name in by_name if per_device(name)})
+
+
 def _custom_op_exports(sections: dict[str, dict[str, str | None]]) -> dict[str, list[str]]:
     """`torch_npu.<op>` for the ops of the npu namespace, with the schema's parameters."""
     out: dict[str, list[str]] = {}
@@ -481,6 +511,8 @@ def _python_release(path: Path, modules: list[str], project: str) -> dict[str, A
         release: dict[str, Any] = {"wheel": _wheel_record(path)}
         if project != "torch":
             release["requires_torch"] = _requires(metadata, "torch")
+        else:
+            release["backend_ops"] = _backend_ops(wheel)
         release["modules"] = _module_table(sources, modules)
     return release
 
