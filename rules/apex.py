@@ -47,6 +47,7 @@ class Apex(UnsupportedConstruct):
     """
 
     code = "NPU053"
+    action = "replace-library"
     name = "apex"
     summary = "Report NVIDIA apex imports and calls, with the torch replacement for each part."
     tokens = ("apex",)

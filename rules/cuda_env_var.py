@@ -79,6 +79,7 @@ class CudaEnvVar(PythonRule):
     """
 
     code = "NPU017"
+    action = "host-setup"
     name = "cuda-env-var"
     summary = "CUDA/NCCL environment variables set or read from Python to the target's names."
     tokens = ("CUDA_", "NCCL_")

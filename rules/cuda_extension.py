@@ -64,6 +64,7 @@ class CudaExtension(UnsupportedConstruct):
     """
 
     code = "NPU055"
+    action = "replace-library"
     name = "cuda-extension"
     summary = "Report CUDAExtension and cpp_extension.load/load_inline calls that compile CUDA."
     tokens = ("cpp_extension", "CUDAExtension")

@@ -30,6 +30,7 @@ class CudaGraph(UnsupportedConstruct):
     """
 
     code = "NPU059"
+    action = "port-code"
     name = "cuda-graph"
     summary = "Report CUDA graph capture (CUDAGraph, torch.cuda.graph, make_graphed_callables)."
     tokens = ("CUDAGraph", "cuda.graph", ".graph(", "make_graphed_callables", "graph_pool_handle")

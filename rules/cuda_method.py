@@ -30,6 +30,7 @@ class CudaMethod(PythonRule):
     """
 
     code = "NPU011"
+    action = "port-code"
     name = "cuda-method"
     summary = "`.cuda()` calls on tensors and modules to `.npu()`."
     tokens = ()

@@ -30,6 +30,7 @@ class CudaPython(UnsupportedConstruct):
     """
 
     code = "NPU069"
+    action = "replace-library"
     name = "cuda-python"
     summary = "Report cuda-python bindings (from cuda import cudart): CUDA driver/runtime calls."
     tokens = ("cuda",)

@@ -84,6 +84,7 @@ class CudaRequirements(TextRule):
     """
 
     code = "NPU102"
+    action = "dependencies"
     name = "cuda-requirements"
     summary = "Drop nvidia-*-cu12/triton pins, pin torch-npu beside torch, report CUDA-only wheels."
     # pip names ignore case and separators (`Torch`, `flash_attn`): no substring is certain

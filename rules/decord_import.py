@@ -29,6 +29,7 @@ class DecordImport(UnsupportedConstruct):
     """
 
     code = "NPU074"
+    action = "dependencies"
     name = "decord-import"
     summary = "Report decord imports: no aarch64 wheel (build it, or decode with OpenCV/PyAV)."
     tokens = ("decord",)

@@ -251,6 +251,7 @@ class EntryPointSetup(PythonRule):
     """
 
     code = "NPU030"
+    action = "host-setup"
     name = "entry-point-setup"
     summary = (
         "Entry scripts import torch_npu and transfer_to_npu first (mx_driving's patcher in mmcv "

@@ -47,6 +47,7 @@ class FlashAttn(UnsupportedConstruct):
     """
 
     code = "NPU050"
+    action = "replace-library"
     name = "flash-attn"
     summary = "Report flash-attn imports and calls: CUDA-only kernels with no Ascend build."
     tokens = ("flash_attn",)

@@ -35,6 +35,7 @@ class ForeachAlpha(UnsupportedConstruct):
     """
 
     code = "NPU072"
+    action = "port-code"
     name = "foreach-alpha"
     summary = "Report torch._foreach_add_/sub_(..., alpha=): hand ports rewrote them for the NPU."
     tokens = ("_foreach_",)

@@ -34,6 +34,7 @@ class LigerKernel(UnsupportedConstruct):
     """
 
     code = "NPU065"
+    action = "replace-library"
     name = "liger-kernel"
     summary = "Report Liger Kernel imports and patches: Triton kernels for CUDA GPUs."
     tokens = ("liger_kernel",)

@@ -599,6 +599,7 @@ class LowPrecisionNumpy(PythonRule):
     """
 
     code = "NPU003"
+    action = "change-dtype"
     name = "low-precision-numpy"
     summary = "Insert .float() before .cpu().numpy() where the tensor can be bfloat16."
     tokens = ()

@@ -30,6 +30,7 @@ class NvidiaDali(UnsupportedConstruct):
     """
 
     code = "NPU076"
+    action = "replace-library"
     name = "nvidia-dali"
     summary = "Report NVIDIA DALI pipelines: GPU decoding/augmentation (use a CPU DataLoader)."
     tokens = ("nvidia.dali", "dali")

@@ -45,6 +45,7 @@ class PygExtension(UnsupportedConstruct):
     """
 
     code = "NPU066"
+    action = "replace-library"
     name = "pyg-extension"
     summary = "Report torch_scatter/torch_cluster/torch_sparse calls (mx_driving has some ops)."
     tokens = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")

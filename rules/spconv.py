@@ -30,6 +30,7 @@ class Spconv(UnsupportedConstruct):
     """
 
     code = "NPU067"
+    action = "replace-library"
     name = "spconv"
     summary = "Report spconv sparse convolutions (mx_driving has SparseConv3d/SubMConv3d...)."
     tokens = ("spconv",)

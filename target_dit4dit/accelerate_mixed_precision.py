@@ -58,6 +58,7 @@ class AccelerateMixedPrecision(TextRule):
     """
 
     code = "DIT011"
+    action = "host-setup"
     name = "accelerate-mixed-precision"
     summary = "Accelerate config naming a deepspeed_config_file: drop mixed_precision (refused)."
     patterns = ("*.yaml", "*.yml")

@@ -55,6 +55,7 @@ class DeepspeedPluginConfig(ExpectsShape, PythonRule):
     """
 
     code = "DIT001"
+    action = "port-code"
     name = "deepspeed-plugin-config"
     summary = (
         "DeepSpeedPlugin(hf_ds_config=...) -> DeepSpeedPlugin(): the accelerate config decides."

@@ -77,6 +77,7 @@ class EvalActionAlignment(ExpectsShape, InsertsIntoFunctions, PythonRule):
     """
 
     code = "DIT004"
+    action = "port-code"
     name = "eval-action-alignment"
     summary = (
         "Align ground-truth actions/mask to the predicted length before eval_action_model's MSE."

@@ -25,6 +25,7 @@ class FlashAttnCall(PythonRule):
     """Warns on flash_attn calls. Why: a fixture for tests."""
 
     code = "TST050"
+    action = "replace-library"
     name = "flash-attn-call"
     summary = "flash_attn calls (test fixture)."
     tokens = ("flash_attn",)
@@ -45,6 +46,7 @@ class EntrySetup(PythonRule):
     transfer_to_npu unless it is turned off. Why: a fixture."""
 
     code = "TST030"
+    action = "host-setup"
     name = "entry-setup"
     summary = "Entry scripts import torch_npu (test fixture)."
     tokens = ("__main__", "def main")
@@ -68,6 +70,7 @@ class ShellCudaDevices(TextRule):
     """CUDA_VISIBLE_DEVICES in shell scripts; warns on nvidia-smi. Why: a fixture."""
 
     code = "TST100"
+    action = "host-setup"
     name = "shell-cuda-devices"
     summary = "CUDA_VISIBLE_DEVICES in shell scripts (test fixture)."
     tokens = ("CUDA_VISIBLE_DEVICES", "nvidia-smi")
@@ -99,6 +102,7 @@ class RequirementsFlashAttn(TextRule):
     """Warns on flash-attn requirements; drops nvidia-* wheels. Why: a fixture."""
 
     code = "TST101"
+    action = "dependencies"
     name = "requirements-flash-attn"
     summary = "flash-attn in requirements files (test fixture)."
     tokens = ("flash-attn", "nvidia-")
@@ -124,6 +128,7 @@ class LaunchedScript(PythonRule):
     engine path: in this process, in worker processes, and through the cache's run key."""
 
     code = "TST090"
+    action = "host-setup"
     name = "launched-script"
     summary = "Files a launch command runs (test fixture)."
     tokens = ("import",)

@@ -26,7 +26,7 @@ from libcst.metadata import CodeRange
 from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.analysis.scopes import PassCache, Scopes
-from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
+from migrator.core.model import ActionName, Finding, Fix, FixAvailability, Kind, Safety, TextEdit
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
@@ -183,6 +183,11 @@ class Rule:
     # Whether its findings come with an edit: always, sometimes (it warns where it cannot
     # edit), or never (a report-only rule, whose `safety` then says nothing).
     fix_availability: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
+    # What a person must do about its warnings (an `Action` value: "replace-library",
+    # "port-code", ...): the reports group them by it. No default: every rule declares one
+    # (tests/test_report_actions.py names any that do not), since a guessed group would
+    # send a reviewer to the wrong work.
+    action: ClassVar[ActionName]
     tokens: ClassVar[tuple[str, ...]]
     # Regexes for constructs a plain token cannot pin down (`.cpu()\n.numpy()`); a rule
     # declares tokens, patterns or both, and acts only where one of them matches.
