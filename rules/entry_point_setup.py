@@ -7,13 +7,14 @@ import re
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 import libcst as cst
 
 from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
-from migrator.core.model import Safety
+from migrator.core.model import ActionName, Safety
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.formats.sources import split_lines
@@ -251,7 +252,8 @@ class EntryPointSetup(PythonRule):
     """
 
     code = "NPU030"
-    action = "host-setup"
+    # Annotated: NPU090 (npu-runtime-settings) subclasses this rule with its own action.
+    action: ClassVar[ActionName] = "host-setup"
     name = "entry-point-setup"
     summary = (
         "Entry scripts import torch_npu and transfer_to_npu first (mx_driving's patcher in mmcv "
