@@ -62,8 +62,8 @@ def test_the_setup_names_the_release_torch_cann_set_env_entries_and_launches(
         "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
         'source "$HOME/Ascend/ascend-toolkit/set_env.sh"',
         "| `train.py` | launched by `scripts/train.sh:3` (`torchrun`) | yes (NPU030, line 1) |",
-        "| `scripts/train.sh:3` | `torchrun --nproc_per_node 4 train.py` | torchrun works",
-        "| `scripts/train.sh:4` | `accelerate launch --num_processes 2 train.py` | accelerate",
+        "| `scripts/train.sh:3` | `train.py` | `torchrun --nproc_per_node 4 train.py` | torchrun",
+        "| `scripts/train.sh:4` | `train.py` | `accelerate launch --num_processes 2 train.py` |",
         'HCCL: backend `"hccl"`',
     ):
         assert needle in setup, needle

@@ -78,7 +78,11 @@ def test_markdown_lists_the_plan_then_each_actions_sites() -> None:
 def test_console_block_names_each_action_with_its_first_sites() -> None:
     lines = console_lines(groups(RESULTS), limit=1)
     assert lines[0] == "what needs a person, by action (5 sites):"
-    assert "  Change a dtype the NPU lacks (2): a.py:2 NPU062, and 1 more" in lines[2]
+    assert lines[2] == (
+        "  Change a dtype the NPU lacks (NPU062 x2): a.py:2, and 1 more (--report FILE.md "
+        "lists them)"
+    )
+    assert lines[1] == "  Replace a CUDA-only library or kernel (NPU050): b.py:3"
     assert console_lines([]) == []
 
 

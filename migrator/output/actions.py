@@ -14,6 +14,7 @@ tests/test_report_actions.py) is listed under "Other" rather than guessed into a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -101,15 +102,20 @@ def site(finding: Finding) -> str:
     return f"{finding.path}{cell}:{finding.line}"
 
 
-def console_lines(found: Sequence[Group], limit: int = 6) -> list[str]:
-    """The end-of-run summary's block: one line per action, its first sites."""
+def console_lines(found: Sequence[Group], limit: int = 3) -> list[str]:
+    """The end-of-run summary's block: one line per action, with its codes (how many sites
+    each) and its first sites; the Markdown report lists every site."""
     if not found:
         return []
     total = sum(len(group.sites) for group in found)
     lines = [f"what needs a person, by action ({total} site{'' if total == 1 else 's'}):"]
     for group in found:
-        shown = ", ".join(f"{site(item)} {item.code}" for item in group.sites[:limit])
+        counts = Counter(item.code for item in group.sites)
+        codes = ", ".join(
+            code if counts[code] == 1 else f"{code} x{counts[code]}" for code in group.codes
+        )
+        shown = ", ".join(site(item) for item in group.sites[:limit])
         more = len(group.sites) - limit
-        tail = f", and {more} more (see --report FILE.md)" if more > 0 else ""
-        lines.append(f"  {group.title} ({len(group.sites)}): {shown}{tail}")
+        tail = f", and {more} more (--report FILE.md lists them)" if more > 0 else ""
+        lines.append(f"  {group.title} ({codes}): {shown}{tail}")
     return lines

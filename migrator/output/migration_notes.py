@@ -235,7 +235,8 @@ def _entries(
     ]
     lines += [f"| `{path}` | {_escape(why)} | {done} |" for path, (why, done) in rows.items()]
     lines.append("")
-    return [*lines, *_launches(root, project.entries)]
+    unlaunched = [path for path in setups if project.entry(path) is None]
+    return [*lines, *_launches(root, project.entries, unlaunched)]
 
 
 _LAUNCHERS = (
@@ -261,11 +262,11 @@ def _how_to_launch(how: str) -> str:
     return _INSTALLED
 
 
-def _launches(root: Path, entries: Sequence[Entry]) -> list[str]:
+def _launches(root: Path, entries: Sequence[Entry], unlaunched: Sequence[str]) -> list[str]:
     seen: dict[tuple[str, int], Entry] = {}
     for entry in entries:
         seen.setdefault((entry.source, entry.line), entry)
-    if not seen:
+    if not seen and not unlaunched:
         return []
     lines = [
         "### 4. Launching on NPUs",
@@ -273,13 +274,20 @@ def _launches(root: Path, entries: Sequence[Entry]) -> list[str]:
         "The project's own launch lines, as written (this run may have renamed their "
         "CUDA variables), and what changes on an Ascend host:",
         "",
-        "| launch line | command | on the NPU |",
-        "|---|---|---|",
+        "| launch line | runs | command | on the NPU |",
+        "|---|---|---|---|",
     ]
     for (source, line), entry in seen.items():
         command = _line_text(root, source, line)
         shown = f"`{_escape(command)}`" if command else f"`{entry.how}` {entry.path}"
-        lines.append(f"| `{source}:{line}` | {shown} | {_how_to_launch(entry.how)} |")
+        how = _how_to_launch(entry.how)
+        lines.append(f"| `{source}:{line}` | `{entry.path}` | {shown} | {how} |")
+    for path in unlaunched:
+        several = f"`torchrun --nproc_per_node N {path}` if it sets up a process group"
+        lines.append(
+            f"| (none in the project) | `{path}` | `python {path}` | "
+            f"{_how_to_launch('python')}; for several NPUs, {several} |"
+        )
     return [*lines, ""]
 
 
