@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from migrator import __version__, data
-from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
+from migrator.core.model import FileResult, Finding, SkippedPath, Status
 from migrator.core.project import Entry, ProjectView
 from migrator.formats.sources import split_lines
-from migrator.output.report import action_sections
+from migrator.output.report import action_sections, counted
 
 PATH = "NPU_MIGRATION.md"
 SET_ENV = "/usr/local/Ascend/ascend-toolkit/set_env.sh"
@@ -38,18 +38,6 @@ class Codes:
     own: str
     entry_setup: str
     dependencies: tuple[str, ...]
-
-
-def counted(
-    results: Sequence[FileResult], own: FileResult, skipped: Sequence[SkippedPath]
-) -> RunSummary:
-    """The run's summary with this file's own result in it, as the run's last line counts."""
-    summary = RunSummary()
-    for result in (*results, own):
-        summary.add(result)
-        summary.results.append(result)
-    summary.skipped = len(skipped)
-    return summary
 
 
 def render(

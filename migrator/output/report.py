@@ -113,6 +113,19 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
     return "\n".join(lines)
 
 
+def counted(
+    results: Sequence[FileResult], own: FileResult, skipped: Sequence[SkippedPath]
+) -> RunSummary:
+    """The summary of a run with a report's own result in it (a report written into the
+    tree, such as NPU_MIGRATION.md), as the run's last line counts it."""
+    summary = RunSummary()
+    for result in (*results, own):
+        summary.add(result)
+        summary.results.append(result)
+    summary.skipped = len(skipped)
+    return summary
+
+
 def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> list[str]:
     """The report's body, as lines: what needs a person (by action), failures, edits,
     suppressed sites, new files, paths left out."""
