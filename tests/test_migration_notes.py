@@ -58,7 +58,7 @@ def test_the_setup_names_the_release_torch_cann_set_env_entries_and_launches(
         "the wheel does not name its CANN version; torch-npu 2.7.1.post2 (same torch) pairs "
         "with CANN 8.5.0",
         "pip install torch==2.7.1 torch-npu==2.7.1.post11",
-        "pip install -r requirements.txt    # this run pinned torch-npu there",
+        "pip install -r requirements.txt    # edited for the NPU by this run",
         "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
         'source "$HOME/Ascend/ascend-toolkit/set_env.sh"',
         "| `train.py` | launched by `scripts/train.sh:3` (`torchrun`) | yes (NPU030, line 1) |",

@@ -163,7 +163,7 @@ def _requirement_lines(results: Sequence[FileResult], codes: Codes) -> list[str]
         if r.path.rsplit("/", 1)[-1].endswith(".txt")
         and any(c.code in codes.dependencies for c in r.changes)
     ]
-    return [f"pip install -r {path}    # this run pinned torch-npu there" for path in edited]
+    return [f"pip install -r {path}    # edited for the NPU by this run" for path in edited]
 
 
 def _setups(results: Sequence[FileResult], code: str) -> dict[str, Finding]:
@@ -280,14 +280,21 @@ def _launches(root: Path, entries: Sequence[Entry], unlaunched: Sequence[str]) -
 
 
 def _line_text(root: Path, rel: str, line: int, limit: int = 100) -> str:
+    """The launch command at `line`, its backslash-continued lines joined, shortened."""
     try:
         text = (root / rel).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
     found = split_lines(text)
-    if not 0 < line <= len(found):
-        return ""
-    shown = found[line - 1].strip().rstrip("\\").strip().replace("`", "'")
+    parts: list[str] = []
+    index = line - 1
+    while 0 <= index < len(found):
+        part = found[index].rstrip("\r\n").strip()
+        parts.append(part.rstrip("\\").strip())
+        if not part.endswith("\\") or len(" ".join(parts)) > limit:
+            break
+        index += 1
+    shown = " ".join(part for part in parts if part).replace("`", "'")
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
