@@ -121,3 +121,14 @@ def test_cann_pairing_comes_from_the_wheel_data() -> None:
     assert cann_of("2.7.1.post2")[0] == "8.5.0"
     assert cann_of("2.14.0")[0] == "9.1.0"
     assert cann_of("2.7.1.post11")[0] is None
+
+
+def test_entries_with_the_patcher_get_mx_driving_in_the_stack(tmp_path: Path) -> None:
+    root, out = _project(tmp_path), tmp_path / "out"
+    assert invoke(str(root), "--out", str(out), "--patcher", "mx-driving").exit_code == 0
+    text = (out / PATH).read_text(encoding="utf-8")
+    assert "| mx-driving | 26.2.0.post2 | the entry scripts apply its patcher; it requires " in text
+    assert "pip install torch==2.7.1 torch-npu==2.7.1.post11 mx-driving==26.2.0.post2" in text
+    plain = tmp_path / "plain"
+    assert invoke(str(root), "--out", str(plain)).exit_code == 0
+    assert "mx-driving" not in (plain / PATH).read_text(encoding="utf-8")

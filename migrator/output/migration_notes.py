@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from migrator import __version__, data
 from migrator.core.model import FileResult, Finding, SkippedPath, Status
 from migrator.core.project import Entry, ProjectView
@@ -122,12 +125,14 @@ def setup_section(
         f"| torch | {facts.torch_version} | torch-npu {release.version} requires "
         f"`{facts.requires_torch}` |",
         f"| CANN toolkit | {cann or '?'} | {_escape(cann_cell)} |",
+        *_patcher_row(results, codes, facts.torch_version),
         "",
         "Install the NPU driver and the CANN toolkit first (with its ops package), then, in "
         "the project's environment:",
         "",
         "```sh",
-        f"pip install torch=={facts.torch_version} torch-npu=={release.version}",
+        f"pip install torch=={facts.torch_version} torch-npu=={release.version}"
+        + _patcher_package(results, codes, facts.torch_version),
         *_requirement_lines(results, codes),
         "```",
         "",
@@ -154,6 +159,38 @@ def setup_section(
         *_launch_table(),
     ]
     return lines
+
+
+def _mx_driving(results: Sequence[FileResult], codes: Codes, torch: str) -> str | None:
+    """The newest mx-driving release for this torch, where this run's entry set-up applies
+    its patcher (the set-up edit says so); else None."""
+    if not any("mx_driving" in f.message for f in _setups(results, codes.entry_setup).values()):
+        return None
+    fitting = []
+    for version in data.versions("mx_driving"):
+        pin = data.requires_torch("mx_driving", version) or ""
+        spec = pin.removeprefix("torch")
+        try:
+            if SpecifierSet(spec).contains(Version(torch)):
+                fitting.append(version)
+        except (InvalidSpecifier, InvalidVersion):
+            continue
+    return fitting[-1] if fitting else None
+
+
+def _patcher_row(results: Sequence[FileResult], codes: Codes, torch: str) -> list[str]:
+    version = _mx_driving(results, codes, torch)
+    if version is None:
+        return []
+    pin = data.requires_torch("mx_driving", version)
+    return [
+        f"| mx-driving | {version} | the entry scripts apply its patcher; it requires `{pin}` |"
+    ]
+
+
+def _patcher_package(results: Sequence[FileResult], codes: Codes, torch: str) -> str:
+    version = _mx_driving(results, codes, torch)
+    return f" mx-driving=={version}" if version is not None else ""
 
 
 def _requirement_lines(results: Sequence[FileResult], codes: Codes) -> list[str]:
