@@ -750,6 +750,7 @@ def _run(request: _Request, out: _Out) -> int:
         out.err(summary.line())
         return EXIT_WRITE
     if not out.quiet:
+        _show_actions(summary, out)
         out.err(_target_line(the_plan.settings))
     out.err(summary.line())
     return _exit_code(request, summary)
@@ -843,6 +844,15 @@ def _describe(
         out.err(f"cache: {cache_note}")
 
 
+def _show_actions(summary: RunSummary, out: _Out) -> None:
+    """The end of the run: what needs a person, grouped by action (`--report x.md` has
+    every site with its message)."""
+    from migrator.output.actions import console_lines, groups
+
+    for line in console_lines(groups(summary.results)):
+        out.err(line)
+
+
 def _target_line(settings: Settings) -> str:
     release = settings.project.target_release
     return f"target: torch-npu {release.version} ({release.reason})"
@@ -916,6 +926,7 @@ def _run_stdin(request: _Request, out: _Out) -> int:
         _echo_bytes(result.new_data if result.new_data is not None else data, request)
     _write_report(request, root, resolved.profile, resolved.settings, summary, ())
     if not out.quiet:
+        _show_actions(summary, out)
         out.err(_target_line(resolved.settings))
     out.err(summary.line())
     return _exit_code(request, summary)

@@ -68,3 +68,8 @@ from __future__ import annotations
 
 # Retired code -> the code that replaced it (see the code policy above). None yet.
 ALIASES: dict[str, str] = {}
+
+# The generic profile's steps (NPU_MIGRATION.md), run after the rules; see rules/steps.
+from rules.steps import STEPS  # noqa: E402
+
+__all__ = ["ALIASES", "STEPS"]

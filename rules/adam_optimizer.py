@@ -100,6 +100,7 @@ class AdamOptimizer(PythonRule):
     """
 
     code = "NPU004"
+    action = "port-code"
     name = "adam-optimizer"
     summary = (
         "Adam/AdamW/SGD without fused/foreach: fused=True where the target torch-npu "

@@ -48,6 +48,7 @@ class Apex(UnsupportedConstruct):
     """
 
     code = "NPU053"
+    action = "replace-library"
     name = "apex"
     summary = "Report NVIDIA apex imports and calls, with the torch replacement for each part."
     trigger = Trigger(tokens=("apex",))

@@ -68,6 +68,7 @@ class AutocastDevice(PythonRule):
     """
 
     code = "NPU001"
+    action = "port-code"
     fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'

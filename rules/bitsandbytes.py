@@ -34,6 +34,7 @@ class Bitsandbytes(UnsupportedConstruct):
     """
 
     code = "NPU058"
+    action = "replace-library"
     name = "bitsandbytes"
     summary = "Report bitsandbytes imports, calls and BitsAndBytesConfig: CUDA-only quantization."
     trigger = Trigger(tokens=("bitsandbytes", "BitsAndBytesConfig"))

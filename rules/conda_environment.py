@@ -62,6 +62,7 @@ class CondaEnvironment(TextRule):
     """
 
     code = "NPU113"
+    action = "dependencies"
     fix_availability = FixAvailability.NEVER
     name = "conda-environment"
     summary = "Report CUDA channels, packages and pip wheels in conda environment files."

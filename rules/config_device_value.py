@@ -61,6 +61,7 @@ class ConfigDeviceValue(TextRule):
     """
 
     code = "NPU120"
+    action = "host-setup"
     name = "config-device-value"
     summary = "Device values in YAML/JSON/TOML configs (device: cuda) point at the NPU."
     safety = Safety.REVIEW

@@ -44,6 +44,7 @@ class CudaBaseImage(TextRule):
     """
 
     code = "NPU112"
+    action = "host-setup"
     fix_availability = FixAvailability.NEVER
     name = "cuda-base-image"
     summary = "Report Dockerfile FROM lines with CUDA base images; suggest an Ascend (CANN) image."

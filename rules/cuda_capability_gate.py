@@ -59,6 +59,7 @@ class CudaCapabilityGate(PythonRule):
     """
 
     code = "NPU018"
+    action = "port-code"
     name = "cuda-capability-gate"
     summary = (
         "CUDA capability gates answer for the NPU; torch.version.cuda and torch.cuda.nccl reported."

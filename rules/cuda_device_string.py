@@ -234,6 +234,7 @@ class CudaDeviceString(StringPositionRule):
     """
 
     code = "NPU010"
+    action = "port-code"
     # Kernel registrations for "cuda" are reported, not rewritten.
     fix_availability = FixAvailability.SOMETIMES
     name = "cuda-device-string"

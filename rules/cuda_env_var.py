@@ -80,6 +80,7 @@ class CudaEnvVar(PythonRule):
     """
 
     code = "NPU017"
+    action = "host-setup"
     name = "cuda-env-var"
     summary = "CUDA/NCCL environment variables set or read from Python to the target's names."
     trigger = Trigger(tokens=("CUDA_", "NCCL_"))

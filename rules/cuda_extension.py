@@ -65,6 +65,7 @@ class CudaExtension(UnsupportedConstruct):
     """
 
     code = "NPU055"
+    action = "replace-library"
     name = "cuda-extension"
     summary = "Report CUDAExtension and cpp_extension.load/load_inline calls that compile CUDA."
     trigger = Trigger(tokens=("cpp_extension", "CUDAExtension"))

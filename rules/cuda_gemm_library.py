@@ -37,6 +37,7 @@ class CudaGemmLibrary(UnsupportedConstruct):
     """
 
     code = "NPU083"
+    action = "replace-library"
     name = "cuda-gemm-library"
     summary = "Report grouped_gemm / DeepGEMM: CUDA GEMM kernels (npu_grouped_matmul instead)."
     trigger = Trigger(tokens=("grouped_gemm", "deep_gemm"))

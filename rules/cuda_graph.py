@@ -31,6 +31,7 @@ class CudaGraph(UnsupportedConstruct):
     """
 
     code = "NPU059"
+    action = "port-code"
     name = "cuda-graph"
     summary = "Report CUDA graph capture (CUDAGraph, torch.cuda.graph, make_graphed_callables)."
     trigger = Trigger(

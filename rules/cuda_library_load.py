@@ -75,6 +75,7 @@ class CudaLibraryLoad(UnsupportedConstruct):
     """
 
     code = "NPU068"
+    action = "replace-library"
     name = "cuda-library-load"
     summary = "Report ctypes loading of CUDA libraries (libcudart, libnvToolsExt, libnccl, ...)."
     trigger = Trigger(

@@ -31,6 +31,7 @@ class CudaMethod(PythonRule):
     """
 
     code = "NPU011"
+    action = "port-code"
     name = "cuda-method"
     summary = "`.cuda()` calls on tensors and modules to `.npu()`."
     # `.cuda(` calls, and `def cuda(` (a class's own override is reported).

@@ -45,6 +45,7 @@ class CudaProfilerActivity(UnsupportedConstruct):
     """
 
     code = "NPU071"
+    action = "port-code"
     name = "cuda-profiler-activity"
     summary = "Report ProfilerActivity.CUDA and use_cuda profilers (torch_npu.profiler instead)."
     trigger = Trigger(tokens=("ProfilerActivity", "use_cuda", "use_device"))

@@ -31,6 +31,7 @@ class CudaPython(UnsupportedConstruct):
     """
 
     code = "NPU069"
+    action = "replace-library"
     name = "cuda-python"
     summary = "Report cuda-python bindings (from cuda import cudart): CUDA driver/runtime calls."
     trigger = Trigger(tokens=("cuda",))

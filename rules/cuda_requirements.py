@@ -97,6 +97,7 @@ class CudaRequirements(TextRule):
     """
 
     code = "NPU102"
+    action = "dependencies"
     name = "cuda-requirements"
     summary = "Drop nvidia-*-cu12/triton/flash-attn pins, pin torch-npu beside torch, report more."
     # pip names ignore case and separators (`Torch`, `flash_attn`): no substring is certain

@@ -95,6 +95,7 @@ class CudaShellEnv(TextRule):
     """
 
     code = "NPU100"
+    action = "host-setup"
     name = "cuda-shell-env"
     summary = (
         "Rename CUDA/NCCL env variables in shell scripts (CUDA_VISIBLE_DEVICES, NCCL_* timeouts)."

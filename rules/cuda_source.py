@@ -28,6 +28,7 @@ class CudaSource(TextRule):
     """
 
     code = "NPU056"
+    action = "replace-library"
     fix_availability = FixAvailability.NEVER
     name = "cuda-source"
     summary = "Report each .cu/.cuh file once: CUDA kernels must be ported by hand."

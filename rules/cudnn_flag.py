@@ -34,6 +34,7 @@ class CudnnFlag(PythonRule):
     """
 
     code = "NPU015"
+    action = "port-code"
     fix_availability = FixAvailability.NEVER
     name = "cudnn-flag"
     summary = "cuDNN switches (benchmark, deterministic, enabled): no NPU equivalent, reported."

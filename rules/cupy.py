@@ -31,6 +31,7 @@ class Cupy(UnsupportedConstruct):
     """
 
     code = "NPU054"
+    action = "replace-library"
     name = "cupy"
     summary = "Report CuPy imports and CuPy CUDA kernels: CuPy runs on CUDA/ROCm GPUs only."
     trigger = Trigger(tokens=("cupy",))

@@ -30,6 +30,7 @@ class DecordImport(UnsupportedConstruct):
     """
 
     code = "NPU074"
+    action = "dependencies"
     name = "decord-import"
     summary = "Report decord imports: no aarch64 wheel (build it, or decode with OpenCV/PyAV)."
     trigger = Trigger(tokens=("decord",))

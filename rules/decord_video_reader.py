@@ -49,6 +49,7 @@ class DecordVideoReader(PythonRule):
     """
 
     code = "NPU005"
+    action = "port-code"
     name = "decord-video-reader"
     summary = "decord VideoReader/VideoLoader decode on the CPU: explicit ctx=cpu(0), no gpu(i)."
     # `decord.gpu` follows its aliases (`from decord import gpu as g`) like any dotted token.

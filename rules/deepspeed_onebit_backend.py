@@ -37,6 +37,7 @@ class DeepspeedOnebitBackend(TextRule):
     """
 
     code = "NPU111"
+    action = "host-setup"
     name = "deepspeed-onebit-backend"
     summary = (
         "DeepSpeed 1-bit optimizers: comm_backend_name 'nccl' to 'hccl' (reported when unset)."

@@ -48,6 +48,7 @@ class DeviceSpecificBranch(PythonRule):
     """
 
     code = "NPU077"
+    action = "review"
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER

@@ -36,6 +36,7 @@ class DistributedCheckpoint(UnsupportedConstruct):
     """
 
     code = "NPU073"
+    action = "port-code"
     name = "distributed-checkpoint"
     summary = (
         "Report torch.distributed.checkpoint saves: planned with collectives (hccl: NPU only)."

@@ -7,6 +7,7 @@ import re
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 import libcst as cst
 
@@ -14,7 +15,7 @@ from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
 from migrator.contract.trigger import FileView, Trigger, Unit
-from migrator.core.model import Safety
+from migrator.core.model import ActionName, Safety
 from migrator.formats.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
@@ -274,6 +275,8 @@ class EntryPointSetup(PythonRule):
     """
 
     code = "NPU030"
+    # Annotated: NPU090 (npu-runtime-settings) subclasses this rule with its own action.
+    action: ClassVar[ActionName] = "host-setup"
     name = "entry-point-setup"
     summary = (
         "Entry scripts import torch_npu and transfer_to_npu first (mx_driving's patcher in mmcv "

@@ -48,6 +48,7 @@ class FlashAttn(UnsupportedConstruct):
     """
 
     code = "NPU050"
+    action = "replace-library"
     name = "flash-attn"
     summary = "Report flash-attn imports and calls: CUDA-only kernels with no Ascend build."
     trigger = Trigger(tokens=("flash_attn",))

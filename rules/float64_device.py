@@ -205,6 +205,7 @@ class Float64Device(PythonRule):
     """
 
     code = "NPU062"
+    action = "change-dtype"
     fix_availability = FixAvailability.NEVER
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."

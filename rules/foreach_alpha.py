@@ -36,6 +36,7 @@ class ForeachAlpha(UnsupportedConstruct):
     """
 
     code = "NPU072"
+    action = "port-code"
     name = "foreach-alpha"
     summary = "Report torch._foreach_add_/sub_(..., alpha=): hand ports rewrote them for the NPU."
     trigger = Trigger(tokens=("_foreach_",))

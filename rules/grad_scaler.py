@@ -55,6 +55,7 @@ class GradScaler(LiteralMarks):
     """
 
     code = "NPU013"
+    action = "port-code"
     name = "grad-scaler"
     summary = (
         "GradScaler built for CUDA (torch.cuda.amp.GradScaler, torch.amp.GradScaler) to the NPU."

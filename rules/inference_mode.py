@@ -60,6 +60,7 @@ class InferenceMode(PythonRule):
     """
 
     code = "NPU002"
+    action = "port-code"
     name = "inference-mode"
     summary = "torch.inference_mode regions and decorators to the torch.no_grad equivalent."
     safety = Safety.REVIEW

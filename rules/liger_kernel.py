@@ -35,6 +35,7 @@ class LigerKernel(UnsupportedConstruct):
     """
 
     code = "NPU065"
+    action = "replace-library"
     name = "liger-kernel"
     summary = "Report Liger Kernel imports and patches: Triton kernels for CUDA GPUs."
     trigger = Trigger(tokens=("liger_kernel",))

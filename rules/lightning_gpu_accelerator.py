@@ -49,6 +49,7 @@ class LightningGpuAccelerator(PythonRule):
     """
 
     code = "NPU081"
+    action = "port-code"
     fix_availability = FixAvailability.NEVER
     name = "lightning-gpu-accelerator"
     summary = (

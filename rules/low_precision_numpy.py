@@ -600,6 +600,7 @@ class LowPrecisionNumpy(PythonRule):
     """
 
     code = "NPU003"
+    action = "change-dtype"
     name = "low-precision-numpy"
     summary = "Insert .float() before .cpu().numpy() where the tensor can be bfloat16."
     # The call right before `.numpy()` is `.cpu()` or `.detach()` (possibly across lines).

@@ -140,6 +140,7 @@ class MmcvCudaOp(UnsupportedConstruct):
     """
 
     code = "NPU079"
+    action = "replace-library"
     name = "mmcv-cuda-op"
     summary = "Report mmcv's compiled CUDA ops (load_ext kernels, deformable attention)."
     trigger = Trigger(

@@ -30,6 +30,7 @@ class Natten(UnsupportedConstruct):
     """
 
     code = "NPU064"
+    action = "replace-library"
     name = "natten"
     summary = "Report NATTEN neighborhood-attention imports and calls: CUDA-only kernels."
     trigger = Trigger(tokens=("natten",))

@@ -57,6 +57,7 @@ class NcclBackend(StringPositionRule):
     """
 
     code = "NPU016"
+    action = "port-code"
     name = "nccl-backend"
     summary = (
         'The "nccl" process-group backend (arguments, settings, comparisons) to the target one.'

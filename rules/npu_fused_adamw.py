@@ -34,6 +34,7 @@ class NpuFusedAdamw(UnsupportedConstruct):
     """
 
     code = "NPU091"
+    action = "suggestion"
     name = "npu-fused-adamw"
     summary = "Suggest torch_npu.optim.NpuFusedAdamW where fused AdamW meets an older torch-npu."
     trigger = Trigger(tokens=("Adam",))

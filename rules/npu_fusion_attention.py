@@ -32,6 +32,7 @@ class NpuFusionAttention(UnsupportedConstruct):
     """
 
     code = "NPU093"
+    action = "suggestion"
     name = "npu-fusion-attention"
     summary = "Suggest torch_npu.npu_fusion_attention at SDPA calls (layout, mask, outputs differ)."
     trigger = Trigger(tokens=("scaled_dot_product_attention",))

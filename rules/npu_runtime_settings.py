@@ -42,6 +42,7 @@ class NpuRuntimeSettings(EntryPointSetup):
     """
 
     code = "NPU090"
+    action = "suggestion"
     fix_availability = FixAvailability.NEVER
     name = "npu-runtime-settings"
     summary = "Suggest allow_internal_format=False and set_compile_mode(jit_compile=False)."

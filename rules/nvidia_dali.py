@@ -31,6 +31,7 @@ class NvidiaDali(UnsupportedConstruct):
     """
 
     code = "NPU076"
+    action = "replace-library"
     name = "nvidia-dali"
     summary = "Report NVIDIA DALI pipelines: GPU decoding/augmentation (use a CPU DataLoader)."
     trigger = Trigger(tokens=("nvidia.dali", "dali"))

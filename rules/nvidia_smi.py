@@ -37,6 +37,7 @@ class NvidiaSmi(TextRule):
     """
 
     code = "NPU103"
+    action = "host-setup"
     fix_availability = FixAvailability.NEVER
     name = "nvidia-smi"
     summary = "Report nvidia-smi calls in shell scripts (the NPU's tool is npu-smi)."

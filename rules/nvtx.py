@@ -31,6 +31,7 @@ class Nvtx(UnsupportedConstruct):
     """
 
     code = "NPU057"
+    action = "port-code"
     name = "nvtx"
     summary = (
         "Report NVTX ranges and markers (torch.cuda.nvtx, the nvtx package) for the NPU's mstx."

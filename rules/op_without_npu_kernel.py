@@ -71,6 +71,7 @@ class OpWithoutNpuKernel(PythonRule):
     """
 
     code = "NPU080"
+    action = "port-code"
     fix_availability = FixAvailability.NEVER
     name = "op-without-npu-kernel"
     summary = "Report torch operators with no NPU kernel in the target torch-npu (CPU fallback)."

@@ -62,6 +62,7 @@ class PygExtension(UnsupportedConstruct):
     """
 
     code = "NPU066"
+    action = "replace-library"
     name = "pyg-extension"
     summary = "Report torch_scatter/torch_cluster/torch_sparse calls (mx_driving has some ops)."
     uses = ("torch_scatter", "torch_cluster", "torch_sparse", "torch_spline_conv")

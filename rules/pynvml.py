@@ -69,6 +69,7 @@ class Pynvml(UnsupportedConstruct):
     """
 
     code = "NPU061"
+    action = "port-code"
     name = "pynvml"
     summary = (
         "Report NVML queries (pynvml, nvidia_smi, nvidia-smi subprocesses) for npu-smi/torch.npu."

@@ -104,6 +104,7 @@ class PyprojectDependencies(TextRule):
     """
 
     code = "NPU114"
+    action = "dependencies"
     name = "pyproject-dependencies"
     summary = "pyproject.toml: torch pin to a torch-npu release, CUDA wheels dropped or reported."
     trigger = Trigger(tokens=("",), unit=Unit.FILE, files=("pyproject.toml",))

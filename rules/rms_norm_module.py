@@ -67,6 +67,7 @@ class RmsNormModule(PythonRule):
     """
 
     code = "NPU092"
+    action = "suggestion"
     fix_availability = FixAvailability.NEVER
     name = "rms-norm-module"
     summary = "Suggest torch_npu.npu_rms_norm for hand-written RMSNorm modules (one fused kernel)."

@@ -35,6 +35,7 @@ class SetupCfgRequires(TextRule):
     """
 
     code = "NPU115"
+    action = "dependencies"
     fix_availability = FixAvailability.NEVER
     name = "setup-cfg-requires"
     summary = "Report CUDA wheels and torch pins without a torch-npu release in setup.cfg."

@@ -37,6 +37,7 @@ class SetupInstallRequires(PythonRule):
     """
 
     code = "NPU082"
+    action = "dependencies"
     fix_availability = FixAvailability.NEVER
     name = "setup-install-requires"
     summary = (

@@ -43,6 +43,7 @@ class ShellDeviceArgument(TextRule):
     """
 
     code = "NPU121"
+    action = "host-setup"
     name = "shell-device-argument"
     summary = "Device values in launch scripts (--device cuda, DEVICE=cuda) point at the NPU."
     safety = Safety.REVIEW

@@ -41,6 +41,7 @@ class SlurmGpuRequest(TextRule):
     """
 
     code = "NPU101"
+    action = "host-setup"
     fix_availability = FixAvailability.NEVER
     name = "slurm-gpu-request"
     summary = (

@@ -31,6 +31,7 @@ class Spconv(UnsupportedConstruct):
     """
 
     code = "NPU067"
+    action = "replace-library"
     name = "spconv"
     summary = "Report spconv sparse convolutions (mx_driving has SparseConv3d/SubMConv3d...)."
     trigger = Trigger(tokens=("spconv",))

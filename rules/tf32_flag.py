@@ -50,6 +50,7 @@ class Tf32Flag(PythonRule):
     """
 
     code = "NPU014"
+    action = "port-code"
     name = "tf32-flag"
     summary = (
         "TF32 switches (torch.backends.cuda.matmul / cudnn .allow_tf32) to the NPU's HF32 switches."

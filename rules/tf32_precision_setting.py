@@ -47,6 +47,7 @@ class Tf32PrecisionSetting(PythonRule):
     """
 
     code = "NPU020"
+    action = "port-code"
     name = "tf32-precision-setting"
     summary = (
         "fp32_precision='tf32' settings to HF32 switches; set_float32_matmul_precision('high') "

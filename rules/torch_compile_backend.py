@@ -52,6 +52,7 @@ class TorchCompileBackend(UnsupportedConstruct):
     """
 
     code = "NPU060"
+    action = "port-code"
     name = "torch-compile-backend"
     summary = (
         "Report torch.compile with the default Inductor or a CUDA-only backend (torchair instead)."

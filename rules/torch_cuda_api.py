@@ -112,6 +112,7 @@ class TorchCudaApi(PythonRule):
     """
 
     code = "NPU012"
+    action = "port-code"
     name = "torch-cuda-api"
     summary = "`torch.cuda.<api>` calls, references and imports to the target's device module."
     # `torch.cuda` (aliases of torch and of torch.cuda follow) and any other `.cuda`

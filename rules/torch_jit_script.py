@@ -33,6 +33,7 @@ class TorchJitScript(UnsupportedConstruct):
     """
 
     code = "NPU070"
+    action = "port-code"
     name = "torch-jit-script"
     summary = "Report torch.jit.script: transfer_to_npu disables TorchScript (returns it as is)."
     trigger = Trigger(tokens=("torch.jit", "jit.script", "script_method"))

@@ -45,6 +45,7 @@ class TorchVersionDrift(PythonRule):
     """
 
     code = "NPU078"
+    action = "decide-version"
     name = "torch-version-drift"
     summary = "Report torch/torch_npu names absent from the target host's releases (torch 2.7.1)."
     fix_availability = FixAvailability.NEVER

@@ -33,6 +33,7 @@ class TorchcodecDevice(UnsupportedConstruct):
     """
 
     code = "NPU075"
+    action = "port-code"
     name = "torchcodec-device"
     summary = "Report torchcodec decoders on a GPU (device=...): it decodes on CPU or NVDEC only."
     trigger = Trigger(tokens=("torchcodec", "VideoDecoder"))

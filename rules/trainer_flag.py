@@ -64,6 +64,7 @@ class TrainerFlag(TextRule):
     """
 
     code = "NPU104"
+    action = "host-setup"
     fix_availability = FixAvailability.NEVER
     name = "trainer-flag"
     summary = "Report launch-script flags hand ports turned off: --flash_attn, liger; --bf16 note."

@@ -56,6 +56,7 @@ class TrainerLaunchFlag(TextRule):
     """
 
     code = "NPU110"
+    action = "replace-library"
     name = "trainer-launch-flag"
     summary = "Launch scripts: --tf32 off, --fp16 with fused AdamW unfused, apex backends reported."
     trigger = Trigger(

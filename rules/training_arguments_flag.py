@@ -68,6 +68,7 @@ class TrainingArgumentsFlag(PythonRule):
     """
 
     code = "NPU019"
+    action = "replace-library"
     name = "training-arguments-flag"
     summary = (
         "TrainingArguments: tf32=True off, fp16 + fused AdamW unfused, apex backends reported."

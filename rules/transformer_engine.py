@@ -50,6 +50,7 @@ class TransformerEngine(UnsupportedConstruct):
     """
 
     code = "NPU063"
+    action = "replace-library"
     name = "transformer-engine"
     summary = "Report NVIDIA Transformer Engine modules and fp8_autocast (torch.nn / torch_npu)."
     trigger = Trigger(tokens=("transformer_engine",))

@@ -33,6 +33,7 @@ class Triton(UnsupportedConstruct):
     """
 
     code = "NPU051"
+    action = "replace-library"
     name = "triton"
     summary = (
         "Report Triton imports and @triton.jit kernels: the triton wheel has no Ascend backend."

@@ -34,6 +34,7 @@ class Xformers(UnsupportedConstruct):
     """
 
     code = "NPU052"
+    action = "replace-library"
     name = "xformers"
     summary = "Report xFormers imports and calls: CUDA kernels with no Ascend build."
     trigger = Trigger(tokens=("xformers",))

@@ -59,6 +59,7 @@ class AccelerateMixedPrecision(TextRule):
     """
 
     code = "DIT011"
+    action = "host-setup"
     name = "accelerate-mixed-precision"
     summary = "Accelerate config naming a deepspeed_config_file: drop mixed_precision (refused)."
     trigger = Trigger(tokens=("deepspeed_config_file",), unit=Unit.FILE, files=("*.yaml", "*.yml"))

@@ -82,6 +82,7 @@ class ActionMaskSlice(InsertsIntoFunctions, PythonRule):
     """
 
     code = "DIT003"
+    action = "port-code"
     name = "action-mask-slice"
     summary = "Slice action_mask in DiT4DiT.forward like actions_target (the last chunk steps)."
     trigger = Trigger(

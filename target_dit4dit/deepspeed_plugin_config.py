@@ -56,6 +56,7 @@ class DeepspeedPluginConfig(PythonRule):
     """
 
     code = "DIT001"
+    action = "port-code"
     name = "deepspeed-plugin-config"
     summary = (
         "DeepSpeedPlugin(hf_ds_config=...) -> DeepSpeedPlugin(): the accelerate config decides."

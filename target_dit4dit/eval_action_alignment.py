@@ -78,6 +78,7 @@ class EvalActionAlignment(InsertsIntoFunctions, PythonRule):
     """
 
     code = "DIT004"
+    action = "port-code"
     name = "eval-action-alignment"
     summary = (
         "Align ground-truth actions/mask to the predicted length before eval_action_model's MSE."

@@ -94,6 +94,7 @@ class LaunchProcessCount(TextRule):
     """
 
     code = "DIT012"
+    action = "host-setup"
     name = "launch-process-count"
     summary = "accelerate launch --num_processes N: at most one process per visible NPU (one node)."
     safety = Safety.REVIEW

@@ -166,6 +166,7 @@ class RankZeroStateDict(PythonRule):
     """
 
     code = "DIT002"
+    action = "port-code"
     name = "rank-zero-state-dict"
     summary = (
         "accelerator.get_state_dict() under a rank-0 guard: call it on every rank (ZeRO-3 hang)."

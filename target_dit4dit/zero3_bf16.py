@@ -43,6 +43,7 @@ class Zero3Bf16(TextRule):
     """
 
     code = "DIT010"
+    action = "host-setup"
     name = "zero3-bf16"
     summary = 'ZeRO-3 DeepSpeed JSON: bf16 "enabled": "auto" -> true (auto resolves to false here).'
     trigger = Trigger(

@@ -26,6 +26,7 @@ class FlashAttnCall(PythonRule):
     """Warns on flash_attn calls. Why: a fixture for tests."""
 
     code = "TST050"
+    action = "replace-library"
     name = "flash-attn-call"
     summary = "flash_attn calls (test fixture)."
     trigger = Trigger(tokens=("flash_attn",))
@@ -46,6 +47,7 @@ class EntrySetup(PythonRule):
     transfer_to_npu unless it is turned off. Why: a fixture."""
 
     code = "TST030"
+    action = "host-setup"
     name = "entry-setup"
     summary = "Entry scripts import torch_npu (test fixture)."
     trigger = Trigger(tokens=("__main__", "def main"), unit=Unit.MODULE, notebooks=False)
@@ -67,6 +69,7 @@ class ShellCudaDevices(TextRule):
     """CUDA_VISIBLE_DEVICES in shell scripts; warns on nvidia-smi. Why: a fixture."""
 
     code = "TST100"
+    action = "host-setup"
     name = "shell-cuda-devices"
     summary = "CUDA_VISIBLE_DEVICES in shell scripts (test fixture)."
     trigger = Trigger(
@@ -99,6 +102,7 @@ class RequirementsFlashAttn(TextRule):
     """Warns on flash-attn requirements; drops nvidia-* wheels. Why: a fixture."""
 
     code = "TST101"
+    action = "dependencies"
     name = "requirements-flash-attn"
     summary = "flash-attn in requirements files (test fixture)."
     trigger = Trigger(
@@ -125,6 +129,7 @@ class LaunchedScript(PythonRule):
     engine path: in this process, in worker processes, and through the cache's run key."""
 
     code = "TST090"
+    action = "host-setup"
     name = "launched-script"
     summary = "Files a launch command runs (test fixture)."
     trigger = Trigger(tokens=("import",), unit=Unit.MODULE)

@@ -30,8 +30,13 @@ def test_dry_run_prints_diff_and_change_lines_and_writes_nothing(tmp_path: Path)
     assert '-    with torch.autocast("cuda"):' in result.stdout
     assert '+    with torch.autocast("npu"):' in result.stdout
     assert "train.py:5:10: NPU001 autocast device" in result.stderr
-    assert "2 files scanned, 1 file changed, 1 edit (0 need review)" in result.stderr
+    # The generic profile's notes (NPU094) would be created: shown, counted, not written.
+    assert "+++ b/NPU_MIGRATION.md" in result.stdout
+    assert "3 files scanned, 1 file changed, 1 file created, 1 edit (0 need review)" in (
+        result.stderr
+    )
     assert (root / "pkg" / "train.py").read_text() == AUTOCAST
+    assert not (root / "NPU_MIGRATION.md").exists()
 
 
 def test_in_place_rewrites_and_second_run_changes_nothing(tmp_path: Path) -> None:
@@ -139,8 +144,9 @@ def test_json_and_markdown_reports(tmp_path: Path) -> None:
     invoke(str(root), "--dry-run", "--report", str(report))
     data = json.loads(report.read_text())
     assert data["summary"]["files_changed"] == 1
-    (entry,) = data["files"]
+    entry, notes = data["files"]
     assert entry["path"] == "pkg/train.py"
+    assert (notes["path"], notes["status"]) == ("NPU_MIGRATION.md", "created")
     assert entry["changes"][0]["code"] == "NPU001"
     assert entry["changes"][0]["line"] == 5
     markdown = tmp_path / "report.md"
@@ -186,7 +192,7 @@ def test_jobs_give_the_same_output(tmp_path: Path, jobs: str) -> None:
     root.mkdir()
     for index in range(40):
         (root / f"m{index:02d}.py").write_text(AUTOCAST if index % 3 == 0 else "x = 1\n")
-    result = invoke(str(root), "--dry-run", "--jobs", jobs)
+    result = invoke(str(root), "--dry-run", "--jobs", jobs, "--ignore", "NPU094")
     assert result.exit_code == 1
     assert "40 files scanned, 14 files changed" in result.stderr
     files = [line for line in result.stdout.splitlines() if line.startswith("+++ ")]

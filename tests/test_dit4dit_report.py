@@ -36,8 +36,8 @@ def _step(root: Path, results: tuple[FileResult, ...] = RESULTS) -> FileResult:
 
 def test_report_lists_edits_review_items_warnings_failures_and_generated_files() -> None:
     text = render(RESULTS)
-    review = text.split("## Edits that need review")[1].split("##")[0]
-    assert "| `DiT4DiT/model/framework/DiT4DiT.py` | 147 | NPU001 | fp32 region |" in review
+    review = text.split("### Review a rewrite")[1].split("##")[0]
+    assert "| `DiT4DiT/model/framework/DiT4DiT.py` | 147 | NPU001 | edited: fp32 region |" in review
     assert "DiT4DiT/training/train.py" not in review
     assert "| `setup.py` | 3 | NPU056 | CUDA extension | port it by hand |" in text
     assert "- `broken.py`: cannot parse (line 2)" in text
@@ -94,7 +94,7 @@ def test_report_written_by_a_real_run(tmp_path: Path) -> None:
     assert invoke(str(root)).exit_code == 0
     text = (root / PATH).read_text()
     assert "| `DiT4DiT/training/train.py` | 5 | NPU001 |" in text
-    review = text.split("## Edits that need review")[1].split("\n## ")[0]
+    review = text.split("### Review a rewrite")[1].split("\n## ")[0]
     assert "| `DiT4DiT/config/robotwin/dit4dit_robotwin.yaml` | 1 | DIT092 |" in review
     assert "| `requirements-npu.txt` | 1 | DIT093 |" in review
     assert text.count("| created |") == 7

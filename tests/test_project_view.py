@@ -261,7 +261,7 @@ def test_rules_read_the_view_through_the_rule_context(tmp_path: Path) -> None:
                      "run.sh": "torchrun --nproc_per_node 2 train.py\n"})  # fmt: skip
     result = invoke(str(tmp_path), "--select", "TST090", "--dry-run")
     assert result.exit_code == 0, result.output
-    warned = [line for line in result.stderr.splitlines() if "TST090" in line]
+    warned = [line for line in result.stderr.splitlines() if "TST090 warning" in line]
     assert len(warned) == 1 and "train.py:1:1: TST090" in warned[0], result.stderr
     assert "launched by run.sh:1: torchrun" in warned[0]
 
@@ -272,7 +272,7 @@ def test_worker_processes_get_the_view(tmp_path: Path) -> None:
     _tree(tmp_path, {**files, "run.sh": "python m07.py\n"})
     result = invoke(str(tmp_path), "--select", "TST090", "--dry-run", "--jobs", "2")
     assert result.exit_code == 0, result.output
-    warned = [line for line in result.stderr.splitlines() if "TST090" in line]
+    warned = [line for line in result.stderr.splitlines() if "TST090 warning" in line]
     assert len(warned) == 1 and "m07.py:1:1: TST090" in warned[0], result.stderr
 
 

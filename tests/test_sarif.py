@@ -65,7 +65,7 @@ def test_full_report_is_valid_sarif(tmp_path: Path) -> None:
     }
     assert by_file["kept.py"]["suppressions"] == [{"kind": "inSource"}]
     cell = by_file["nb.ipynb"]
-    assert cell["properties"] == {"cell": 1, "cellLine": 2}
+    assert cell["properties"] == {"cell": 1, "cellLine": 2, "action": "replace-library"}
     assert cell["message"]["text"].startswith("cell 1, line 2: ")
     assert "region" not in cell["locations"][0]["physicalLocation"]
     (invocation,) = run["invocations"]

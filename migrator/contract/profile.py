@@ -12,20 +12,24 @@ from pathlib import Path
 from typing import Protocol
 
 from migrator.contract.rule import RuleOptions
-from migrator.core.model import FileResult
+from migrator.core.model import FileResult, SkippedPath
+from migrator.core.project import EMPTY, ProjectView
 from migrator.core.target import Target
 
 
 @dataclass(frozen=True)
 class StepInput:
     """What a profile step sees: the tree, the results so far (of the rules and of the
-    steps before it, without file contents), the settings."""
+    steps before it, without file contents), the settings, the project view (with the
+    target release) and the paths the walk left out (a report's counts name them)."""
 
     root: Path
     files: Sequence[str]
     results: Sequence[FileResult]
     target: Target
     options: RuleOptions
+    project: ProjectView = EMPTY
+    skipped: Sequence[SkippedPath] = ()
 
 
 class Step(Protocol):
@@ -62,6 +66,8 @@ class Profile:
     leaves_out: tuple[str, ...] = ()
 
 
+# The generic profile's steps come from the `STEPS` of the generic rules package
+# (`rules/steps`); the registry adds them.
 GENERIC = Profile(
     name="generic",
     summary="Every generic CUDA -> NPU rule; used when no project profile matches.",

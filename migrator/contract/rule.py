@@ -27,7 +27,7 @@ from migrator.analysis.scopes import PassCache, Scopes
 from migrator.contract.trigger import TokenPattern as TokenPattern
 from migrator.contract.trigger import Trigger as Trigger
 from migrator.contract.trigger import Unit as Unit
-from migrator.core.model import Finding, Fix, FixAvailability, Kind, Safety, TextEdit
+from migrator.core.model import ActionName, Finding, Fix, FixAvailability, Kind, Safety, TextEdit
 from migrator.core.options import RuleOptions as RuleOptions
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
@@ -132,6 +132,11 @@ class Rule:
     # Whether its findings come with an edit: always, sometimes (it warns where it cannot
     # edit), or never (a report-only rule, whose `safety` then says nothing).
     fix_availability: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
+    # What a person must do about its warnings (an `Action` value: "replace-library",
+    # "port-code", ...): the reports group them by it. No default: every rule declares one
+    # (tests/test_report_actions.py names any that do not), since a guessed group would
+    # send a reviewer to the wrong work.
+    action: ClassVar[ActionName]
     # What it matches: tokens, patterns, unit, files, paths and cheap checks
     # (`migrator.contract.trigger`); the engine reads nothing else to skip work.
     trigger: ClassVar[Trigger]

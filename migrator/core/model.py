@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 
 def _where(path: str, cell: int | None) -> str:
@@ -25,6 +25,53 @@ class FixAvailability(enum.Enum):
     ALWAYS = "always"
     SOMETIMES = "sometimes"
     NEVER = "never"
+
+
+ActionName = Literal[
+    "replace-library",
+    "change-dtype",
+    "port-code",
+    "dependencies",
+    "decide-version",
+    "host-setup",
+    "generated-file",
+    "review",
+    "suggestion",
+]
+
+
+class Action(enum.Enum):
+    """What a person must do about a finding: the reports group warnings by it, in this
+    order, so that a reviewer can plan the work. Each rule declares one (`Rule.action`, by value);
+    edits that need review are "review" whatever their rule."""
+
+    REPLACE_LIBRARY = "replace-library"
+    CHANGE_DTYPE = "change-dtype"
+    PORT_CODE = "port-code"
+    DEPENDENCIES = "dependencies"
+    DECIDE_VERSION = "decide-version"
+    HOST_SETUP = "host-setup"
+    GENERATED_FILE = "generated-file"
+    REVIEW = "review"
+    SUGGESTION = "suggestion"
+
+    @property
+    def title(self) -> str:
+        """The heading of the action's group in the reports."""
+        return _ACTION_TITLES[self]
+
+
+_ACTION_TITLES = {
+    Action.REPLACE_LIBRARY: "Replace a CUDA-only library or kernel",
+    Action.CHANGE_DTYPE: "Change a dtype the NPU lacks",
+    Action.PORT_CODE: "Change code by hand",
+    Action.DEPENDENCIES: "Change the dependencies (install, build or drop a package)",
+    Action.DECIDE_VERSION: "Decide a version (an API the target release lacks)",
+    Action.HOST_SETUP: "Set up the host, the launch scripts and configs",
+    Action.GENERATED_FILE: "Merge a generated file by hand",
+    Action.REVIEW: "Review a rewrite, or code the tool left alone",
+    Action.SUGGESTION: "Optional NPU tuning (suggestions)",
+}
 
 
 class Kind(enum.Enum):

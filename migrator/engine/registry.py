@@ -18,7 +18,7 @@ import importlib.util
 import inspect
 import pkgutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
@@ -236,6 +236,9 @@ def load() -> Registry:
                 packages[rule] = package_name
         found = getattr(package, "PROFILES", ())
         profiles.extend(found)
+        if package_name == GENERIC_PACKAGE:
+            # The generic profile's steps (the NPU_MIGRATION.md notes) live with its rules.
+            profiles[0] = replace(GENERIC, steps=tuple(getattr(package, "STEPS", ())))
         commands.extend(getattr(package, "COMMANDS", ()))
         aliases.update(getattr(package, "ALIASES", {}))
     rules = tuple(sorted(packages, key=lambda rule: rule.code))

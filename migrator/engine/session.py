@@ -35,7 +35,7 @@ def choose_profile(name: str, root: Path) -> Profile:
     for profile in loaded.profiles:
         if profile.detect is not None and root.is_dir() and profile.detect(root):
             return profile
-    return GENERIC
+    return loaded.profile(GENERIC.name) or GENERIC
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,10 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
         store(plan.cache, results)
     for step in steps(plan):
         so_far = tuple(results)
-        given = StepInput(plan.root, plan.tree.files, so_far, plan.settings.target, plan.options)
+        given = StepInput(
+            plan.root, plan.tree.files, so_far, plan.settings.target, plan.options,
+            plan.settings.project, tuple(plan.tree.skipped),
+        )  # fmt: skip
         for result in step(given):
             results.append(replace(result, old_data=None, new_data=None))
             yield result

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from migrator import __version__
-from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
+from migrator.core.model import FileResult, Finding, Kind, RunSummary, SkippedPath, Status
+from migrator.output.actions import OTHER, action_of, groups
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,23 @@ def _file(result: FileResult) -> dict[str, Any]:
         "path": result.path,
         "status": result.status.value,
         "error": result.error,
-        "changes": [change.as_dict() for change in result.changes],
-        "warnings": [warning.as_dict() for warning in result.warnings],
+        "changes": [_with_action(change) for change in result.changes],
+        "warnings": [_with_action(warning) for warning in result.warnings],
         "suppressed": [item.as_dict() for item in result.suppressed],
         "unused_suppressions": [item.as_dict() for item in result.unused_suppressions],
         "notes": list(result.notes),
         "todos_added": result.todos_added,
         "todos_removed": result.todos_removed,
     }
+
+
+def _with_action(finding: Finding) -> dict[str, object]:
+    """A finding's JSON object; warnings and edits needing review name their action."""
+    found = finding.as_dict()
+    action = action_of(finding)
+    if action is not None or finding.kind is Kind.WARNING:
+        found["action"] = action.value if action is not None else OTHER
+    return found
 
 
 def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) -> str:
@@ -58,6 +68,11 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             "todos_added": summary.todos_added,
             "todos_removed": summary.todos_removed,
         },
+        # What needs a person, by action (warnings and edits needing review).
+        "actions": [
+            {"action": g.key, "title": g.title, "sites": len(g.sites), "codes": list(g.codes)}
+            for g in groups(summary.results)
+        ],
         "files": [
             _file(result)
             for result in summary.results
@@ -98,32 +113,24 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
     return "\n".join(lines)
 
 
+def counted(
+    results: Sequence[FileResult], own: FileResult, skipped: Sequence[SkippedPath]
+) -> RunSummary:
+    """The summary of a run with a report's own result in it (a report written into the
+    tree, such as NPU_MIGRATION.md), as the run's last line counts it."""
+    summary = RunSummary()
+    for result in (*results, own):
+        summary.add(result)
+        summary.results.append(result)
+    summary.skipped = len(skipped)
+    return summary
+
+
 def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> list[str]:
-    """The report's body, as lines: review items, warnings, failures, edits, new files."""
+    """The report's body, as lines: what needs a person (by action), failures, edits,
+    suppressed sites, new files, paths left out."""
     lines: list[str] = []
-    review = [(r, c) for r in summary.results for c in r.changes if c.review]
-    if review:
-        lines += [
-            "## Edits that need review",
-            "",
-            "| file | line | code | why |",
-            "|---|---|---|---|",
-        ]
-        lines += [
-            f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |"
-            for _, c in review
-        ]
-        lines.append("")
-    warnings = [w for r in summary.results for w in r.warnings]
-    if warnings:
-        lines += ["## Warnings: what the tool could not migrate", ""]
-        lines += ["| file | line | code | problem | what to do |", "|---|---|---|---|---|"]
-        lines += [
-            f"| {_file_cell(w)} | {w.line} | {w.code} | {_md_escape(w.message)} | "
-            f"{_md_escape(w.suggestion)} |"
-            for w in warnings
-        ]
-        lines.append("")
+    lines += action_sections(summary.results)
     failed = [r for r in summary.results if r.status is Status.FAILED]
     if failed:
         lines += ["## Files that failed", ""]
@@ -148,6 +155,36 @@ def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> li
     if skipped:
         lines += ["## Paths left out", ""]
         lines += [f"- `{item.path}`: {item.reason}" for item in skipped]
+        lines.append("")
+    return lines
+
+
+def action_sections(results: Sequence[FileResult]) -> list[str]:
+    """Warnings and edits that need review, grouped by what a person must do: a table of
+    the actions (the plan), then one table of sites per action."""
+    found = groups(results)
+    if not found:
+        return []
+    lines = [
+        "## What needs a person, by action",
+        "",
+        "| action | sites | codes |",
+        "|---|---|---|",
+        *(f"| {g.title} | {len(g.sites)} | {', '.join(g.codes)} |" for g in found),
+        "",
+    ]
+    for group in found:
+        lines += [f"### {group.title}", ""]
+        lines += ["| file | line | code | problem | what to do |", "|---|---|---|---|---|"]
+        for item in group.sites:
+            if item.kind is Kind.EDIT:
+                problem, todo = f"edited: {item.message}", "check the edit (it needs review)"
+            else:
+                problem, todo = item.message, item.suggestion
+            lines.append(
+                f"| {_file_cell(item)} | {item.line} | {item.code} | {_md_escape(problem)} | "
+                f"{_md_escape(todo)} |"
+            )
         lines.append("")
     return lines
 

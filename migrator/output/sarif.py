@@ -6,6 +6,8 @@
 - Files that failed are tool execution notifications, and the invocation is marked
   unsuccessful when any did.
 - Columns count Unicode code points (`columnKind`), as the tool's own messages do.
+- Warnings and edits needing review carry what a person must do as `properties.action`
+  (`migrator.output.actions`), and each rule its declared action.
 - Notebook sites carry their cell in the message and in `properties.cell`; their region is
   left out, because a cell's line is not a line of the .ipynb file.
 """
@@ -17,7 +19,8 @@ from typing import Any
 from urllib.parse import quote
 
 from migrator import __version__
-from migrator.core.model import RunSummary, Status
+from migrator.core.model import Finding, RunSummary, Status
+from migrator.output.actions import OTHER, action_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -38,17 +41,28 @@ def _where(cell: int | None, line: int) -> str:
 
 
 def _result(
-    code: str, level: str, text: str, path: str, line: int, col: int | None, cell: int | None
-) -> dict[str, Any]:
+    code: str, level: str, text: str, path: str, line: int, col: int | None, cell: int | None,
+    action: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
     found: dict[str, Any] = {
         "ruleId": code,
         "level": level,
         "message": {"text": _where(cell, line) + text},
         "locations": [_location(path, line, col, cell)],
     }
+    properties: dict[str, Any] = {}
     if cell is not None:
-        found["properties"] = {"cell": cell, "cellLine": line}
+        properties.update(cell=cell, cellLine=line)
+    if action is not None:
+        properties["action"] = action
+    if properties:
+        found["properties"] = properties
     return found
+
+
+def _action(finding: Finding) -> str:
+    action = action_of(finding)
+    return action.value if action is not None else OTHER
 
 
 def as_sarif(info: Any, summary: RunSummary) -> str:
@@ -70,13 +84,13 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
             text = warning.message + (f" ({warning.suggestion})" if warning.suggestion else "")
             results.append(
                 _result(warning.code, "warning", text, warning.path, warning.line, warning.col,
-                        warning.cell)
+                        warning.cell, _action(warning))
             )  # fmt: skip
         for change in result.changes:
             if change.review:
                 results.append(
                     _result(change.code, "note", f"needs review: {change.message}", change.path,
-                            change.line, change.col, change.cell)
+                            change.line, change.col, change.cell, _action(change))
                 )  # fmt: skip
         for item in result.suppressed:
             found = _result(
@@ -96,6 +110,7 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
             "shortDescription": {"text": rule.summary},
             "fullDescription": {"text": rule.explain().split("\n\n", 1)[0]},
             "help": {"text": rule.explain()},
+            "properties": {"action": getattr(rule, "action", OTHER)},
         })  # fmt: skip
     document = {
         "$schema": SCHEMA,
