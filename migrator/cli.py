@@ -1,9 +1,10 @@
 """The `migrate` command: flags, output and exit codes (the only layer that prints).
 
-Exit codes: 0 done; 1 changes pending (`--dry-run`, `--check`); 2 usage or input error,
-including any file that could not be read or parsed or that changed during the run; 3 could
-not write (nothing was written); 70 internal error (a bug in the tool); 128 + N killed by
-signal N (SIGINT, SIGTERM) after cleaning up.
+Exit codes (the README's table says the same): 0 done; 1 changes pending (`--dry-run`,
+`--check`) and nothing else; 2 usage or input error, including a refusal to rewrite and any
+file that could not be read or parsed or that changed during the run; 3 could not write
+(nothing was written); 70 internal error (a bug in the tool); 128 + N killed by signal N
+(SIGINT, SIGTERM) after cleaning up.
 """
 
 from __future__ import annotations
@@ -79,9 +80,43 @@ class _DefaultGroup(click.Group):
             args = [self.default_name, *args] if args[:1] != [self.default_name] else args
         return super().parse_args(ctx, args)
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        standalone = standalone_mode
         try:
-            return super().main(*args, **kwargs)
+            # Errors come back here to be printed: click's own layout buries the error line.
+            handled: bool = False
+            return super().main(args, prog_name, complete_var, handled, **extra)
+        except click.exceptions.Exit as done:
+            if not standalone:
+                raise
+            sys.exit(done.exit_code)
+        except click.UsageError as error:
+            if not standalone:
+                raise
+            # One `error:` line, then how to get help (click's own layout buries the line).
+            click.echo(f"error: {error.format_message()}", err=True)
+            if error.ctx is not None:
+                click.echo(error.ctx.get_usage(), err=True)
+                click.echo(f"Try '{error.ctx.command_path} --help' for help.", err=True)
+            sys.exit(EXIT_ERROR)
+        except click.ClickException as error:
+            if not standalone:
+                raise
+            click.echo(f"error: {error.format_message()}", err=True)
+            sys.exit(EXIT_ERROR if error.exit_code == 1 else error.exit_code)
+        except click.Abort:
+            if not standalone:
+                raise
+            # Ctrl-C before the run started (a run handles its signals itself).
+            click.echo("error: interrupted", err=True)
+            sys.exit(EXIT_SIGNAL_BASE + 2)
         except Exception as error:
             from migrator.engine.registry import RegistryError
 
@@ -96,10 +131,19 @@ def _bare_word(arg: str) -> bool:
     return re.fullmatch(r"[a-z][a-z0-9-]*", arg) is not None
 
 
+class _MainContext(click.Context):
+    """The default command is invisible: its path is the group's (`migrate`, not `migrate
+    migrate`), in the usage line and in "Try 'migrate --help'"."""
+
+    @property
+    def command_path(self) -> str:
+        if self.parent is not None:
+            return self.parent.command_path
+        return super().command_path
+
+
 class _MainCommand(click.Command):
-    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        path = ctx.parent.command_path if ctx.parent is not None else ctx.command_path
-        formatter.write_usage(path, " ".join(self.collect_usage_pieces(ctx)))
+    context_class = _MainContext
 
 
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -108,15 +152,28 @@ def main() -> None:
 
 
 class _Out:
-    """Where lines go: the progress bar's console while it is live, else click."""
+    """Where lines go: the progress bar's console while it is live, else click; held back
+    while a run in place may yet be refused (its edits are then shown as pending)."""
 
     def __init__(self, quiet: bool, verbose: bool) -> None:
         self.quiet = quiet
         self.verbose = verbose
         self.console: Any = None
+        self.held: list[str] | None = None
+        # What the run is doing, for an internal error's message.
+        self.stage = "starting"
+
+    def hold(self) -> None:
+        self.held = []
+
+    def release(self) -> list[str]:
+        held, self.held = self.held or [], None
+        return held
 
     def err(self, text: str) -> None:
-        if self.console is not None:
+        if self.held is not None:
+            self.held.append(text)
+        elif self.console is not None:
             self.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
             click.echo(text, err=True)
@@ -247,6 +304,7 @@ class _Request:
     config_error: str | None = None
     from_config: frozenset[str] = frozenset()
     torch_npu: str | None = None
+    allow_no_vcs: bool = False
 
     @property
     def writes(self) -> bool:
@@ -384,6 +442,11 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "--allow-dirty", is_flag=True, help="Rewrite files even if they have uncommitted git changes."
 )
 @click.option(
+    "--allow-no-vcs",
+    is_flag=True,
+    help="Rewrite in place even outside a git work tree (no undo: nothing holds a copy).",
+)
+@click.option(
     "--select",
     "select_",
     multiple=True,
@@ -496,6 +559,7 @@ def migrate_command(
     check: bool,
     out_dir: Path | None,
     allow_dirty: bool,
+    allow_no_vcs: bool,
     select_: tuple[str, ...],
     ignore: tuple[str, ...],
     entries: tuple[Path, ...],
@@ -536,6 +600,12 @@ def migrate_command(
         raise click.UsageError("--out cannot be used with stdin: the result goes to stdout")
     if dry_run and check:
         raise click.UsageError("choose one of --dry-run and --check")
+    if quiet and verbose:
+        raise click.UsageError("choose one of --quiet and --verbose")
+    if report_path is not None and report_path.is_dir():
+        raise click.UsageError(
+            f"--report {report_path}: is a folder; name a file (.json, .md or .sarif)"
+        )
     from migrator.engine.files import default_jobs
 
     mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
@@ -551,7 +621,7 @@ def migrate_command(
         no_entries, exclude, transfer, patcher, annotate,
         stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
-        layered.config, layered.error, from_config, torch_npu,
+        layered.config, layered.error, from_config, torch_npu, allow_no_vcs,
     )  # fmt: skip
     out = _Out(quiet, verbose)
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
@@ -570,13 +640,21 @@ def migrate_command(
 
         if isinstance(error, RegistryError):  # a broken or shadowing rule package: exit 2
             raise
+        from migrator.engine.session import StepCrash
+
+        for line in out.release():
+            out.err(line)
         if verbose:
             import traceback
 
             out.err(traceback.format_exc().rstrip())
+        stage: str = out.stage
+        cause: BaseException = error
+        if isinstance(error, StepCrash) and error.__cause__ is not None:
+            stage, cause = f"running {error}", error.__cause__
         out.err(
-            f"error: internal error ({type(error).__name__}: {error}); nothing half-written "
-            "is left; please report it (--verbose shows the traceback)"
+            f"error: internal error ({type(cause).__name__}: {cause}) while {stage}; nothing "
+            "half-written is left; please report it (--verbose shows the traceback)"
         )
         sys.exit(EXIT_INTERNAL)
     except Interrupted as stop:
@@ -707,6 +785,7 @@ def _run(request: _Request, out: _Out) -> int:
             check_out_dir(root, request.out_dir)
         except SessionError as error:
             raise _Failure(str(error)) from None
+    out.stage = f"reading the project at {_display(root, '.') if path.is_dir() else path}"
     the_plan = plan(path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base)
     # After the plan: the run key covers the project view the plan computed.
     cache, cache_note = open_cache(the_plan.settings) if request.cache else (None, None)
@@ -714,8 +793,18 @@ def _run(request: _Request, out: _Out) -> int:
     _sweep(request, the_plan, out)
     summary = RunSummary()
     pending: list[FileResult] = []
+    crashed: list[str] = []
     if out.verbose:
         _describe(out, resolved, len(the_plan.tree.files), cache, cache_note)
+    # A run in place may yet be refused: its lines wait until that is known.
+    from migrator.engine.walk import git_toplevel
+
+    in_git = git_toplevel(the_plan.root) is not None
+    allowed = request.allow_dirty if in_git else request.allow_no_vcs
+    refusable = request.mode == "in-place" and not allowed
+    if refusable:
+        out.hold()
+    out.stage = "migrating the files"
     with ExitStack() as stack:
         advance = _progress(stack, out, the_plan)
         for result in migrate(the_plan):
@@ -724,24 +813,40 @@ def _run(request: _Request, out: _Out) -> int:
             if request.mode == "dry-run" and not out.quiet:
                 _show_diff(result, result.path if os.path.isabs(shown) else shown, out)
             _show(result, shown, out)
+            if result.internal:
+                crashed.append(result.path)
             if result.new_data is not None and request.writes:
                 pending.append(result)
             advance()
-    if request.mode == "in-place" and not request.allow_dirty:
-        _refuse_dirty(the_plan, pending)
+    summary.skipped = len(the_plan.tree.skipped)
+    if refusable:
+        held = out.release()
+        refusal = _refusal(request, the_plan, pending)
+        if refusal is not None:
+            for line in refusal:
+                out.err(f"error: {line}")
+            if held:
+                out.err("nothing was written; the run would make these edits:")
+            for line in held:
+                out.err(line)
+            out.err(summary.line(pending=True))
+            return EXIT_INTERNAL if crashed else EXIT_ERROR
+        for line in held:
+            out.err(line)
     if request.writes:
+        out.stage = f"writing {_n_files(len(pending))}"
         code, outcome = _write(request, the_plan, pending, out)
         if code is not None:
-            summary.skipped = len(the_plan.tree.skipped)
-            out.err(summary.line())
+            out.err(summary.line(pending=True))
             return code
         summary = settle(summary, outcome)
+        summary.skipped = len(the_plan.tree.skipped)
     if out.verbose:
         for item in the_plan.tree.skipped:
             out.err(f"{_display(the_plan.root, item.path)}: skipped ({item.reason})")
         if cache is not None:
             out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
-    summary.skipped = len(the_plan.tree.skipped)
+    out.stage = f"writing the report {request.report_path}"
     try:
         _write_report(
             request, the_plan.root, profile, the_plan.settings, summary, the_plan.tree.skipped
@@ -752,28 +857,47 @@ def _run(request: _Request, out: _Out) -> int:
         return EXIT_WRITE
     if not out.quiet:
         out.err(_target_line(the_plan.settings))
-    out.err(summary.line())
-    return _exit_code(request, summary)
+    out.err(summary.line(pending=not request.writes))
+    return _exit_code(request, summary, crashed)
 
 
-def _refuse_dirty(the_plan: Any, pending: Sequence[FileResult]) -> None:
+def _refusal(request: _Request, the_plan: Any, pending: Sequence[FileResult]) -> list[str] | None:
+    """Why a run in place must not write (one line per reason), or None when it may.
+
+    Outside a git work tree nothing holds a copy of the files (cargo fix's rule: refuse
+    unless --allow-no-vcs); inside one, files git holds no clean copy of are refused unless
+    --allow-dirty."""
     from migrator.engine.session import uncommitted
+    from migrator.engine.walk import git_toplevel
 
+    if not pending:
+        return None
+    if git_toplevel(the_plan.root) is None:
+        if request.allow_no_vcs:
+            return None
+        first = _display(the_plan.root, pending[0].path)
+        return [
+            f"{first}: refusing to rewrite {_n_files(len(pending))} in place outside a git "
+            "work tree: nothing could undo it; pass --allow-no-vcs to rewrite anyway, or use "
+            "--out DIR (a migrated copy) or --dry-run"
+        ]
+    if request.allow_dirty:
+        return None
     changed = [r.path for r in pending if r.status is Status.CHANGED]
     dirty = uncommitted(the_plan.root, changed)
     if not dirty:
-        return
+        return None
     first = _display(the_plan.root, next(iter(dirty)))
     if all(code == "!!" for code in dirty.values()):
-        raise _Failure(
+        return [
             f"{first}: refusing to rewrite {len(dirty)} file(s) that git ignores: git holds no "
             "copy of them (the folder is outside version control); pass --allow-dirty to "
             "rewrite them anyway, or use --out"
-        )
-    raise _Failure(
+        ]
+    return [
         f"{first}: refusing to rewrite {len(dirty)} file(s) with uncommitted changes (or "
         "that git does not track); commit or stash them, or pass --allow-dirty"
-    )
+    ]
 
 
 def _sweep(request: _Request, the_plan: Any, out: _Out) -> None:
@@ -869,7 +993,9 @@ def _write_report(
     write_report(request.report_path, info, summary, skipped)
 
 
-def _exit_code(request: _Request, summary: RunSummary) -> int:
+def _exit_code(request: _Request, summary: RunSummary, crashed: Sequence[str] = ()) -> int:
+    if crashed:
+        return EXIT_INTERNAL
     if summary.failed:
         return EXIT_ERROR
     if request.mode in ("dry-run", "check") and (summary.changed or summary.created):
@@ -918,7 +1044,9 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     _write_report(request, root, resolved.profile, resolved.settings, summary, ())
     if not out.quiet:
         out.err(_target_line(resolved.settings))
-    out.err(summary.line())
+    out.err(summary.line(pending=request.mode != "in-place"))
+    if result.internal:
+        return EXIT_INTERNAL
     return _exit_code(request, summary)
 
 
