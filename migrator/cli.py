@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from migrator import __version__
-from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
+from migrator.core.model import (
+    WARNING_NOTE,
+    FileResult,
+    Finding,
+    RunSummary,
+    SkippedPath,
+    Status,
+)
 from migrator.core.target import TARGETS
 from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
@@ -162,6 +169,8 @@ class _Out:
         self.held: list[str] | None = None
         # What the run is doing, for an internal error's message.
         self.stage = "starting"
+        # Every registered code (rules, steps, aliases): a suppression naming another warns.
+        self.known: tuple[str, ...] = ()
 
     def hold(self) -> None:
         self.held = []
@@ -723,6 +732,7 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
     except SessionError as error:
         raise _Failure(f"{request.origin('profile')}: {error}") from None
     loaded = registry.load()
+    out.known = (*loaded.codes, *loaded.aliases)
     profile_rules = loaded.for_profile(profile)
     selected = _codes(request.select, request.origin("select"), out)
     ignored = _codes(request.ignore, request.origin("ignore"), out)
@@ -1105,8 +1115,31 @@ def _show(result: FileResult, shown: str, out: _Out) -> None:
         out.err(_change_line(warning, shown))
     if result.status is Status.CREATED and not result.changes:
         out.err(f"{shown}: created")
+    _warn_unknown_codes(result, shown, out)
+    for note in result.notes:
+        if note.startswith(WARNING_NOTE):
+            out.err(f"{shown}: {note}")
     if out.verbose:
         _show_verbose(result, shown, out)
+
+
+def _warn_unknown_codes(result: FileResult, shown: str, out: _Out) -> None:
+    """A `# migrate: ignore[...]` naming a code no rule has (a typo: `NPU0l2`) suppresses
+    nothing: said by default, not only with --verbose (a rule's code is never unknown to
+    the run that suppressed it, so only unused suppressions need checking)."""
+    from migrator.engine.selection import closest, unknown
+
+    if not out.known:
+        return
+    for item in result.unused_suppressions:
+        if item.code == "*" or " " in item.code:
+            continue
+        cell = f":cell {item.cell}" if item.cell is not None else ""
+        for code in unknown(item.code.split(","), out.known):
+            out.err(
+                f"{shown}{cell}:{item.line}: warning: migrate: ignore names unknown code "
+                f"{code!r}{closest(code, out.known)}; it suppresses nothing"
+            )
 
 
 def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
@@ -1116,7 +1149,8 @@ def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
         cell = f":cell {item.cell}" if item.cell is not None else ""
         out.err(f"{shown}{cell}:{item.line}: unused suppression ({item.code})")
     for note in result.notes:
-        out.err(f"{shown}: {note}")
+        if not note.startswith(WARNING_NOTE):
+            out.err(f"{shown}: {note}")
 
 
 @main.command(

@@ -205,6 +205,11 @@ class Status(enum.Enum):
     FAILED = "failed"
 
 
+# A note that starts so is shown by default (not only with --verbose): something the rules
+# could not read that a user must handle by hand (a `%%time` notebook cell naming CUDA).
+WARNING_NOTE = "warning: "
+
+
 @dataclass(frozen=True)
 class FileResult:
     """What migrating one file produced. `new_data` is set only when the file changes."""
