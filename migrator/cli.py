@@ -33,6 +33,7 @@ from migrator.core.target import TARGETS
 from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
+from migrator.engine.config import load_file as load_config_file
 
 # What only a run needs (LibCST, the rules, the engine, the reports) is imported inside the
 # functions that run it: `migrate --version` and `--help` stay cheap.
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from migrator.engine.cache import CacheRef
     from migrator.engine.settings import Settings
     from migrator.engine.writes import Outcome
+    from migrator.output.report import RunInfo
 
 EXIT_OK = 0
 EXIT_PENDING = 1
@@ -52,6 +54,7 @@ EXIT_INTERNAL = 70
 # Interrupted by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143 SIGTERM).
 EXIT_SIGNAL_BASE = 128
 PATCHERS = ("auto", "mx-driving", "none")
+OUTPUT_FORMATS = ("text", "json", "json-lines", "github", "sarif")
 PROGRESS_THRESHOLD = 20
 DEFAULT_STDIN_NAME = "stdin.py"
 
@@ -162,9 +165,10 @@ class _Out:
     """Where lines go: the progress bar's console while it is live, else click; held back
     while a run in place may yet be refused (its edits are then shown as pending)."""
 
-    def __init__(self, quiet: bool, verbose: bool) -> None:
+    def __init__(self, quiet: bool, verbose: bool, color: bool | None = None) -> None:
         self.quiet = quiet
         self.verbose = verbose
+        self.color = color
         self.console: Any = None
         self.held: list[str] | None = None
         # What the run is doing, for an internal error's message.
@@ -185,12 +189,28 @@ class _Out:
         elif self.console is not None:
             self.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
-            click.echo(text, err=True)
+            click.echo(_marked(text), err=True, color=self.color)
 
     def out(self, text: str) -> None:
         if self.console is not None:
             self.console.file.flush()
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=self.color)
+
+
+_MARKS = re.compile(r"\b(error:|warning:)|(\[needs review\])")
+
+
+def _marked(text: str) -> str:
+    """`error:` red, `warning:` yellow, `[needs review]` magenta (click strips the colour
+    when it is off or stderr is no terminal)."""
+
+    def style(match: re.Match[str]) -> str:
+        if match.group(2):
+            return click.style(match.group(2), fg="magenta", bold=True)
+        fg = "red" if match.group(1) == "error:" else "yellow"
+        return click.style(match.group(1), fg=fg, bold=True)
+
+    return _MARKS.sub(style, text)
 
 
 def _display(root: Path, rel: str) -> str:
@@ -314,6 +334,12 @@ class _Request:
     from_config: frozenset[str] = frozenset()
     torch_npu: str | None = None
     allow_no_vcs: bool = False
+    output_format: str = "text"
+    # Print the diff on stdout (--dry-run in text output, or --diff).
+    diff: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    fail_on_warning: bool = False
 
     @property
     def writes(self) -> bool:
@@ -364,6 +390,8 @@ class _Layered:
 
     path: Path | None = None
     stdin_name: str | None = None
+    config_file: Path | None = None
+    isolated: bool = False
     config: Config = field(default_factory=Config)
     error: str | None = None
 
@@ -384,22 +412,31 @@ def _config_start(path: Path | None, stdin_name: str | None) -> Path | None:
 def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Put `[tool.migrate]` under the flags as click's `default_map` (as black does).
 
-    PATH and --stdin-filename are eager, so this runs before any other option is read; a
-    flag given on the command line then wins over its key. A config that cannot be read is
-    kept as an error and reported when the run starts (after the usage checks).
+    PATH, --stdin-filename, --config and --isolated are eager, so this runs before any
+    other option is read (once per eager value seen, the last call with all of them); a flag
+    given on the command line then wins over its key. A config that cannot be read is kept
+    as an error and reported when the run starts (after the usage checks).
     """
     layered = ctx.meta.setdefault(_META, _Layered())
     if param.name == "path":
         layered.path = value
+    elif param.name == "config_file":
+        layered.config_file = value
+    elif param.name == "isolated":
+        layered.isolated = bool(value)
     else:
         layered.stdin_name = value
     layered.config, layered.error = Config(), None
     start = _config_start(layered.path, layered.stdin_name)
-    if start is not None:
-        try:
+    try:
+        if layered.isolated:
+            pass
+        elif layered.config_file is not None:
+            layered.config = load_config_file(layered.config_file)
+        elif start is not None:
             layered.config = load_config(start)
-        except ConfigError as error:
-            layered.error = str(error)
+    except ConfigError as error:
+        layered.error = str(error)
     defaults = {}
     for attribute, name, _ in _CONFIG_KEYS.values():
         configured = getattr(layered.config, attribute)
@@ -549,6 +586,58 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
 @click.option(
     "--explain", "explain_code", metavar="CODE", help="Explain a rule or profile step, then exit."
 )
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Write nothing; print the unified diff on stdout (as --dry-run; with --check too).",
+)
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="What stdout carries: the text output, or the findings as json, json-lines, "
+    "github (Actions annotations) or sarif.",
+)
+@click.option(
+    "--statistics", is_flag=True, help="Print how often each code was found (text) on stdout."
+)
+@click.option(
+    "--exit-zero", is_flag=True, help="Exit 0 even when changes are pending (errors still fail)."
+)
+@click.option(
+    "--fail-on-warning",
+    is_flag=True,
+    help="With --check or --dry-run: exit 1 also when only warnings are left.",
+)
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the diff and the 'error:'/'warning:'/'[needs review]' marks (auto: on a "
+    "terminal, unless NO_COLOR is set or FORCE_COLOR is).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    is_eager=True,
+    expose_value=False,
+    callback=_layer_config,
+    help="Read the settings from FILE ([tool.migrate], or top-level keys) instead of the "
+    "nearest pyproject.toml.",
+)
+@click.option(
+    "--isolated",
+    is_flag=True,
+    is_eager=True,
+    callback=_layer_config,
+    help="Read no configuration file: the flags and the defaults only.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary line.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also suppressions, skipped paths, config and cache."
@@ -584,6 +673,13 @@ def migrate_command(
     report_path: Path | None,
     list_rules: bool,
     explain_code: str | None,
+    show_diff: bool,
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    fail_on_warning: bool,
+    color: str,
+    isolated: bool,
     quiet: bool,
     verbose: bool,
     full_parse: bool,
@@ -611,12 +707,30 @@ def migrate_command(
         raise click.UsageError("choose one of --dry-run and --check")
     if quiet and verbose:
         raise click.UsageError("choose one of --quiet and --verbose")
+    machine = output_format != "text"
+    if stdin and (machine or statistics):
+        flag = "--statistics" if statistics else f"--output-format {output_format}"
+        raise click.UsageError(
+            f"{flag} cannot be used with stdin: stdout carries the code; use --report FILE"
+        )
+    if machine and (show_diff or statistics):
+        flag = "--diff" if show_diff else "--statistics"
+        raise click.UsageError(
+            f"{flag} prints text on stdout, which --output-format {output_format} fills"
+        )
+    if show_diff and out_dir is not None:
+        raise click.UsageError("--diff writes nothing; it cannot be combined with --out")
+    if isolated and ctx_config_file() is not None:
+        raise click.UsageError("choose one of --config and --isolated")
     if report_path is not None and report_path.is_dir():
         raise click.UsageError(
             f"--report {report_path}: is a folder; name a file (.json, .md or .sarif)"
         )
     from migrator.engine.files import default_jobs
 
+    # The diff: asked for (--diff), or --dry-run's text output (not with -q).
+    diff = show_diff or (dry_run and not machine and not quiet)
+    dry_run = dry_run or (show_diff and not check)
     mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
     ctx = click.get_current_context()
     layered = ctx.meta.get(_META, _Layered())
@@ -631,8 +745,10 @@ def migrate_command(
         stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs or default_jobs(), report_path, full_parse,
         layered.config, layered.error, from_config, torch_npu, allow_no_vcs,
+        output_format, diff, statistics, exit_zero,
+        fail_on_warning,
     )  # fmt: skip
-    out = _Out(quiet, verbose)
+    out = _Out(quiet, verbose, _colour(color))
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
     from migrator.engine.writes import Interrupted, interruptible
 
@@ -820,7 +936,7 @@ def _run(request: _Request, out: _Out) -> int:
         for result in migrate(the_plan):
             finish(summary, result)
             shown = _display(the_plan.root, result.path)
-            if request.mode == "dry-run" and not out.quiet:
+            if request.diff:
                 _show_diff(result, result.path if os.path.isabs(shown) else shown, out)
             _show(result, shown, out)
             if result.internal:
@@ -839,6 +955,7 @@ def _run(request: _Request, out: _Out) -> int:
                 out.err("nothing was written; the run would make these edits:")
             for line in held:
                 out.err(line)
+            _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
             out.err(summary.line(pending=True))
             return EXIT_INTERNAL if crashed else EXIT_ERROR
         for line in held:
@@ -865,10 +982,39 @@ def _run(request: _Request, out: _Out) -> int:
         out.err(f"error: could not write the report: {_os_error(error)}")
         out.err(summary.line())
         return EXIT_WRITE
+    _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
     if not out.quiet:
         out.err(_target_line(the_plan.settings))
     out.err(summary.line(pending=not request.writes))
     return _exit_code(request, summary, crashed)
+
+
+def _emit(
+    request: _Request, root: Path, profile: Profile, settings: Settings, summary: RunSummary,
+    out: _Out,
+) -> None:  # fmt: skip
+    """What stdout carries at the end of a run: --statistics, or a machine format."""
+    from migrator.output import findings
+
+    results = summary.results
+    if request.statistics:
+        from migrator.engine import registry
+
+        loaded = registry.load()
+        names = {rule.code: rule.name for rule in loaded.rules}
+        names.update({code: step.name for code, step in loaded.steps.items()})
+        out.out(findings.statistics(results, names))
+    chosen = request.output_format
+    if chosen == "json":
+        out.out(findings.as_json(results))
+    elif chosen == "json-lines":
+        out.out(findings.as_json_lines(results))
+    elif chosen == "github":
+        out.out(findings.as_github(results))
+    elif chosen == "sarif":
+        from migrator.output.sarif import as_sarif
+
+        out.out(as_sarif(_run_info(request, root, profile, settings), summary))
 
 
 def _refusal(request: _Request, the_plan: Any, pending: Sequence[FileResult]) -> list[str] | None:
@@ -993,14 +1139,20 @@ def _write_report(
 ) -> None:  # fmt: skip
     if request.report_path is None:
         return
-    from migrator.output.report import RunInfo, write_report
+    from migrator.output.report import write_report
+
+    info = _run_info(request, root, profile, settings)
+    write_report(request.report_path, info, summary, skipped)
+
+
+def _run_info(request: _Request, root: Path, profile: Profile, settings: Settings) -> RunInfo:
+    from migrator.output.report import RunInfo
 
     release = settings.project.target_release
-    info = RunInfo(
+    return RunInfo(
         str(root), request.target_name, profile.name, request.mode, settings.rule_codes,
         release.version, release.reason,
     )  # fmt: skip
-    write_report(request.report_path, info, summary, skipped)
 
 
 def _exit_code(request: _Request, summary: RunSummary, crashed: Sequence[str] = ()) -> int:
@@ -1008,9 +1160,29 @@ def _exit_code(request: _Request, summary: RunSummary, crashed: Sequence[str] = 
         return EXIT_INTERNAL
     if summary.failed:
         return EXIT_ERROR
-    if request.mode in ("dry-run", "check") and (summary.changed or summary.created):
-        return EXIT_PENDING
+    if request.mode in ("dry-run", "check") and not request.exit_zero:
+        if summary.changed or summary.created:
+            return EXIT_PENDING
+        if request.fail_on_warning and summary.warnings:
+            return EXIT_PENDING
     return EXIT_OK
+
+
+def _colour(choice: str) -> bool | None:
+    """click's `color`: True or False forced, None to colour only on a terminal.
+    The flag wins; under `auto` NO_COLOR, then FORCE_COLOR (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return None
+
+
+def ctx_config_file() -> Path | None:
+    layered = click.get_current_context().meta.get(_META)
+    return layered.config_file if isinstance(layered, _Layered) else None
 
 
 def _run_stdin(request: _Request, out: _Out) -> int:
@@ -1047,7 +1219,7 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     finish(summary, result)
     shown = str(name)
     _show(result, shown, out)
-    if request.mode == "dry-run":
+    if request.mode == "dry-run" or request.diff:
         _show_diff(result, shown, out)
     elif request.mode != "check":
         _echo_bytes(result.new_data if result.new_data is not None else data, request)

@@ -72,3 +72,138 @@ def test_notebook_lines_the_rules_cannot_read_that_name_cuda_warn_by_default(
     assert "warning: cell" not in invoke(str(tmp_path / "p"), "--check", "-q").stderr
     verbose = invoke(str(tmp_path / "p"), "--check", "-v").stderr
     assert verbose.count("warning: cell 1:2") == 1, "shown once with --verbose too"
+
+
+WARNED = AUTOCAST + "import flash_attn\n"
+
+
+def test_json_output_replaces_the_diff_on_stdout_with_relative_paths(tmp_path: Path) -> None:
+    import json
+
+    root = one_file(tmp_path / "p" / "pkg", WARNED).parent
+    result = invoke(str(root), "--dry-run", "--output-format", "json")
+    assert result.exit_code == cli.EXIT_PENDING
+    found = json.loads(result.stdout)
+    assert [(f["code"], f["kind"], f["path"], f["fixed"]) for f in found] == [
+        ("NPU001", "edit", "pkg/a.py", True),
+        ("NPU050", "warning", "pkg/a.py", False),
+    ]
+    assert found[0]["location"] == {"line": 5, "column": 10}
+    assert found[0]["end_location"] == {"line": 5}
+    lines = invoke(str(root), "--check", "--output-format", "json-lines").stdout.splitlines()
+    assert [json.loads(line)["code"] for line in lines] == ["NPU001", "NPU050"]
+
+
+def test_github_output_is_workflow_annotations(tmp_path: Path) -> None:
+    root = one_file(tmp_path / "p", WARNED)
+    result = invoke(str(root), "--check", "--output-format", "github")
+    lines = result.stdout.splitlines()
+    assert (
+        lines[0] == '::notice file=a.py,line=5,col=10,title=NPU001::autocast device "cuda" -> "npu"'
+    )
+    assert lines[1].startswith(
+        "::warning file=a.py,line=7,col=1,title=NPU050::import of flash_attn"
+    )
+
+
+def test_sarif_output_on_stdout_is_the_report_document(tmp_path: Path) -> None:
+    import json
+
+    root = one_file(tmp_path / "p", WARNED)
+    result = invoke(str(root), "--check", "--output-format", "sarif")
+    document = json.loads(result.stdout)
+    assert document["version"] == "2.1.0"
+
+
+def test_machine_formats_are_usage_errors_where_stdout_carries_something_else(
+    tmp_path: Path,
+) -> None:
+    root = one_file(tmp_path / "p", AUTOCAST)
+    stdin = invoke("-", "--output-format", "json")
+    assert stdin.exit_code == cli.EXIT_ERROR
+    assert "stdout carries the code; use --report FILE" in stdin.stderr
+    both = invoke(str(root), "--diff", "--output-format", "json")
+    assert both.exit_code == cli.EXIT_ERROR
+
+
+def test_diff_writes_nothing_and_prints_the_diff_also_with_check(tmp_path: Path) -> None:
+    root = one_file(tmp_path / "p", AUTOCAST)
+    alone = invoke(str(root), "--diff")
+    assert alone.exit_code == cli.EXIT_PENDING
+    assert '+    with torch.autocast("npu"):' in alone.stdout
+    checked = invoke(str(root), "--check", "--diff")
+    assert checked.exit_code == cli.EXIT_PENDING and "+++ b/" in checked.stdout
+    assert invoke(str(root), "--check").stdout == "", "--check alone prints no diff"
+    assert (root / "a.py").read_text() == AUTOCAST
+
+
+def test_statistics_count_each_code_fixable_or_not(tmp_path: Path) -> None:
+    root = one_file(tmp_path / "p", WARNED + "import flash_attn as fa\n")
+    result = invoke(str(root), "--check", "--statistics")
+    assert result.stdout.splitlines() == [
+        "2  NPU050  [not fixable]  flash-attn",
+        "1  NPU001  [fixable]  autocast-device",
+    ]
+
+
+def test_exit_zero_and_fail_on_warning(tmp_path: Path) -> None:
+    pending = one_file(tmp_path / "p", AUTOCAST)
+    assert invoke(str(pending), "--check", "--exit-zero").exit_code == cli.EXIT_OK
+    warned_only = one_file(tmp_path / "w", "import flash_attn\n")
+    assert invoke(str(warned_only), "--check").exit_code == cli.EXIT_OK
+    failed = invoke(str(warned_only), "--check", "--fail-on-warning")
+    assert failed.exit_code == cli.EXIT_PENDING
+    bad = one_file(tmp_path / "bad", "x.cuda(:\n")
+    assert invoke(str(bad), "--check", "--exit-zero").exit_code == cli.EXIT_ERROR
+
+
+def test_colour_follows_the_flag_then_no_color_then_force_color(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = one_file(tmp_path / "p", WARNED.replace('"cuda"', '"cuda", dtype=x'))
+    yellow = "\x1b[33m\x1b[1mwarning:\x1b[0m"
+    assert yellow in invoke(str(root), "--check", "--color", "always").stderr
+    assert "\x1b[" not in invoke(str(root), "--check").stderr, "no terminal: no colour"
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert yellow in invoke(str(root), "--check").stderr
+    assert "\x1b[" not in invoke(str(root), "--check", "--color", "never").stderr
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in invoke(str(root), "--check").stderr, "NO_COLOR beats FORCE_COLOR"
+    diff = invoke(str(root), "--dry-run", "--color", "always").stdout
+    assert "\x1b[32m+" in diff
+
+
+def test_config_file_and_isolated(tmp_path: Path) -> None:
+    root = one_file(tmp_path / "p", AUTOCAST)
+    (root / "pyproject.toml").write_text('[tool.migrate]\nignore = ["NPU001"]\n')
+    assert invoke(str(root), "--check").exit_code == cli.EXIT_OK, "the project's table"
+    assert invoke(str(root), "--check", "--isolated").exit_code == cli.EXIT_PENDING
+    other = tmp_path / "migrate.toml"
+    other.write_text('ignore = ["NPU0"]\n')
+    given = invoke("--config", str(other), str(root), "--check", "-v")
+    assert given.exit_code == cli.EXIT_OK
+    assert f"config: {other}" in given.stderr
+    assert invoke(str(root), "--isolated", "--config", str(other)).exit_code == cli.EXIT_ERROR
+    missing = invoke(str(root), "--check", "--config", str(tmp_path / "nope.toml"))
+    assert missing.exit_code == cli.EXIT_ERROR and "no such file (--config)" in missing.stderr
+
+
+@pytest.mark.skipif(installed_migrate() is None, reason="the console script is not installed")
+def test_the_installed_command_prints_github_annotations_and_honours_force_color(
+    tmp_path: Path,
+) -> None:
+    import os
+    import subprocess
+
+    root = one_file(tmp_path / "p", WARNED)
+    done = run_installed(str(root), "--check", "--output-format", "github")
+    assert done.returncode == cli.EXIT_PENDING
+    assert done.stdout.startswith("::notice file=a.py,line=5,col=10,title=NPU001::")
+    script = installed_migrate()
+    assert script is not None
+    env = {**os.environ, "FORCE_COLOR": "1"}
+    env.pop("NO_COLOR", None)
+    coloured = subprocess.run(
+        [str(script), str(root), "--check"], capture_output=True, text=True, env=env, check=False
+    )
+    assert "\x1b[33m\x1b[1mwarning:\x1b[0m" in coloured.stderr
