@@ -1249,14 +1249,25 @@ def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
     if total < PROGRESS_THRESHOLD:
         return lambda: None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     progress = stack.enter_context(
         Progress(
+            # migrating ━━━━━━ 12/40 0:00:03 eta 0:00:07 (rich estimates from recent speed)
             TextColumn("migrating"),
             BarColumn(),
             MofNCompleteColumn(),
-            console=Console(stderr=True),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True, no_color=out.color is False),
             transient=True,
         )
     )

@@ -207,3 +207,39 @@ def test_the_installed_command_prints_github_annotations_and_honours_force_color
         [str(script), str(root), "--check"], capture_output=True, text=True, env=env, check=False
     )
     assert "\x1b[33m\x1b[1mwarning:\x1b[0m" in coloured.stderr
+
+
+@pytest.mark.skipif(installed_migrate() is None, reason="the console script is not installed")
+def test_the_progress_bar_shows_elapsed_and_eta_on_a_terminal_only(tmp_path: Path) -> None:
+    import os
+    import select
+    import subprocess
+
+    root = tmp_path / "many"
+    root.mkdir()
+    for index in range(cli.PROGRESS_THRESHOLD + 5):
+        (root / f"m{index:02}.py").write_text(AUTOCAST)
+    script = installed_migrate()
+    assert script is not None
+    leader, follower = os.openpty()
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    done = subprocess.run(
+        [str(script), str(root), "--check", "-j", "1", "--no-cache"],
+        stdout=subprocess.PIPE, stderr=follower, env=env, check=False, timeout=120,
+    )  # fmt: skip
+    os.close(follower)
+    seen = b""
+    while select.select([leader], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert done.returncode == cli.EXIT_PENDING
+    text = seen.decode("utf-8", "replace")
+    assert "migrating" in text and "eta" in text and "0:00:0" in text
+    piped = run_installed(str(root), "--check", "-j", "1", "--no-cache")
+    assert "migrating" not in piped.stderr and "eta" not in piped.stderr
