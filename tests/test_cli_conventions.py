@@ -243,3 +243,31 @@ def test_the_progress_bar_shows_elapsed_and_eta_on_a_terminal_only(tmp_path: Pat
     assert "migrating" in text and "eta" in text and "0:00:0" in text
     piped = run_installed(str(root), "--check", "-j", "1", "--no-cache")
     assert "migrating" not in piped.stderr and "eta" not in piped.stderr
+
+
+def test_diff_hunks_name_the_enclosing_function_as_git_diff_does(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    body = "".join(f"        y = x + {index}\n" for index in range(10))
+    before = (
+        "import torch\n\n\nclass Trainer:\n    async def step(self, x):\n"
+        + body
+        + "        return x.cuda()\n"
+    )
+    root = one_file(tmp_path / "p", before, "t.py")
+    diff = invoke(str(root), "--diff").stdout
+    hunks = [line for line in diff.splitlines() if line.startswith("@@")]
+    assert hunks == ["@@ -13,4 +13,4 @@ async def step(self, x):"]
+    if shutil.which("git") is None:
+        return
+    (tmp_path / "after.py").write_text(before.replace(".cuda()", ".npu()"))
+    (tmp_path / "before.py").write_text(before)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    attributes = tmp_path / ".gitattributes"
+    attributes.write_text("*.py diff=python\n")
+    reference = subprocess.run(
+        ["git", "diff", "--no-index", "before.py", "after.py"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    assert [line for line in reference.splitlines() if line.startswith("@@")] == hunks

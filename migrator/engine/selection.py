@@ -55,7 +55,8 @@ def closest(code: str, known: Iterable[str]) -> str:
     prefixed = [k for k in known if k.startswith(wanted)]
     if prefixed:
         return f" (did you mean {prefixed[0] if len(prefixed) == 1 else wanted!r}?)"
-    found = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+    # 0.8: one letter wrong or two swapped in a six-character code, not any NPU0 code.
+    found = difflib.get_close_matches(wanted, known, n=1, cutoff=0.8)
     return f" (did you mean {found[0]!r}?)" if found else ""
 
 
