@@ -340,6 +340,7 @@ class _Request:
     statistics: bool = False
     exit_zero: bool = False
     fail_on_warning: bool = False
+    safe_only: bool = False
 
     @property
     def writes(self) -> bool:
@@ -541,6 +542,11 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
+    "--safe-only",
+    is_flag=True,
+    help="Make only the edits that need no review; report the others as warnings.",
+)
+@click.option(
     "--annotate/--no-annotate",
     default=None,
     help="Leave a '# NPU-TODO(CODE): action' comment above each warning (default: off).",
@@ -665,6 +671,7 @@ def migrate_command(
     exclude: tuple[str, ...],
     transfer: bool | None,
     patcher: str | None,
+    safe_only: bool,
     annotate: bool | None,
     torch_npu: str | None,
     stdin_name: str | None,
@@ -746,7 +753,7 @@ def migrate_command(
         not no_cache, jobs or default_jobs(), report_path, full_parse,
         layered.config, layered.error, from_config, torch_npu, allow_no_vcs,
         output_format, diff, statistics, exit_zero,
-        fail_on_warning,
+        fail_on_warning, safe_only,
     )  # fmt: skip
     out = _Out(quiet, verbose, _colour(color))
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
@@ -867,6 +874,7 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
         no_entry_points=no_entries,
         patcher=_patcher(request, profile),
         device_entries=profile.device_entries,
+        safe_only=request.safe_only,
     )
     from migrator.core.project import EMPTY
     from migrator.data.release import UnknownRelease, resolve

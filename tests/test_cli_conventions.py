@@ -271,3 +271,24 @@ def test_diff_hunks_name_the_enclosing_function_as_git_diff_does(tmp_path: Path)
         cwd=tmp_path, capture_output=True, text=True, check=False,
     ).stdout  # fmt: skip
     assert [line for line in reference.splitlines() if line.startswith("@@")] == hunks
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "report_run"
+
+
+def test_safe_only_makes_no_edit_that_needs_review_and_reports_each(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    default = invoke(str(root), "--check")
+    assert "(2 need review)" in default.stderr.splitlines()[-1], "review edits by default"
+    safe = invoke(str(root), "--diff", "--safe-only")
+    assert safe.exit_code == cli.EXIT_PENDING
+    assert "import torch_npu" not in safe.stdout, "NPU030's set-up needs review: not made"
+    assert "HCCL_CONNECT_TIMEOUT" not in safe.stdout, "NPU100's timeout needs review: not made"
+    assert '"npu"' in safe.stdout, "safe edits are still made"
+    notes = [line for line in safe.stderr.splitlines() if "--safe-only" in line]
+    assert len(notes) == 2 and all(" warning: " in line for line in notes)
+    assert "(0 need review)" in safe.stderr.splitlines()[-1]
+    assert (root / "train.py").read_text() == (FIXTURE / "train.py").read_text()
