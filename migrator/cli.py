@@ -175,6 +175,8 @@ class _Out:
         self.stage = "starting"
         # Every registered code (rules, steps, aliases): a suppression naming another warns.
         self.known: tuple[str, ...] = ()
+        # Each changed file's fix edits (finding index -> edits), for the JSON formats.
+        self.fixes: dict[str, dict[int, list[dict[str, object]]]] = {}
 
     def hold(self) -> None:
         self.held = []
@@ -949,6 +951,10 @@ def _run(request: _Request, out: _Out) -> int:
             _show(result, shown, out)
             if result.internal:
                 crashed.append(result.path)
+            if request.output_format in ("json", "json-lines") and result.new_data is not None:
+                from migrator.output.findings import fix_edits
+
+                out.fixes[result.path] = fix_edits(result)
             if result.new_data is not None and request.writes:
                 pending.append(result)
             advance()
@@ -1014,9 +1020,9 @@ def _emit(
         out.out(findings.statistics(results, names))
     chosen = request.output_format
     if chosen == "json":
-        out.out(findings.as_json(results))
+        out.out(findings.as_json(results, out.fixes))
     elif chosen == "json-lines":
-        out.out(findings.as_json_lines(results))
+        out.out(findings.as_json_lines(results, out.fixes))
     elif chosen == "github":
         out.out(findings.as_github(results))
     elif chosen == "sarif":

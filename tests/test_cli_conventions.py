@@ -292,3 +292,40 @@ def test_safe_only_makes_no_edit_that_needs_review_and_reports_each(tmp_path: Pa
     assert len(notes) == 2 and all(" warning: " in line for line in notes)
     assert "(0 need review)" in safe.stderr.splitlines()[-1]
     assert (root / "train.py").read_text() == (FIXTURE / "train.py").read_text()
+
+
+def _apply(text: str, edits: list[dict[str, object]]) -> str:
+    lines = text.splitlines(keepends=True)
+    for edit in sorted(edits, key=lambda e: e["location"]["line"], reverse=True):  # type: ignore[index]
+        start = edit["location"]["line"] - 1  # type: ignore[index]
+        end = edit["end_location"]["line"] - 1  # type: ignore[index]
+        lines[start:end] = [str(edit["content"])]
+    return "".join(lines)
+
+
+def test_json_fixes_carry_edits_an_editor_can_apply_one_by_one(tmp_path: Path) -> None:
+    import json
+
+    text = (
+        "import torch\n\n\ndef step(m, x):\n"
+        '    with torch.autocast("cuda"):\n        y = m(x)\n'
+        "    return y.cuda()\n"
+    )
+    root = one_file(tmp_path / "p", text, "t.py")
+    found = json.loads(invoke(str(root), "--check", "--output-format", "json").stdout)
+    fixes = {f["code"]: f["fix"] for f in found}
+    assert fixes["NPU001"] == {
+        "applicability": "safe",
+        "edits": [
+            {
+                "content": '    with torch.autocast("npu"):\n',
+                "location": {"line": 5, "column": 1},
+                "end_location": {"line": 6, "column": 1},
+            }
+        ],
+    }
+    one = _apply(text, fixes["NPU001"]["edits"])
+    assert '"npu"' in one and "y.cuda()" in one, "one fix alone"
+    both = _apply(text, [*fixes["NPU001"]["edits"], *fixes["NPU011"]["edits"]])
+    invoke(str(root), "--allow-no-vcs")
+    assert both == (root / "t.py").read_text(), "all fixes give the migrated file"

@@ -7,17 +7,69 @@ Paths are relative to the project root, as the rules and the reports see them.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from migrator.core.model import FileResult, Finding, Kind, Status
 
 FORMATS = ("text", "json", "json-lines", "github", "sarif")
 
 
-def finding_record(item: Finding) -> dict[str, object]:
-    """One finding as a flat JSON object: what, where (from .. to) and whether it is fixed."""
+# A finding's fix as the line ranges of the file it changes: (finding index -> edits).
+Edits = list[dict[str, object]]
+FileEdits = Mapping[int, Edits]
+
+
+def fix_edits(result: FileResult) -> dict[int, Edits]:
+    """Each edit finding's part of the file's change, as ruff's `fix.edits`: the new
+    `content` of lines `location` up to (not including) `end_location`, columns 1.
+
+    Worked out from the old and the new file (difflib's opcodes), so Python and text rules
+    alike get one: the changed lines a finding's own lines (first to last) touch, or lines
+    inserted at them. Notebooks get none (their lines are JSON, not cell lines).
+    """
+    if result.old_data is None or result.new_data is None or result.path.endswith(".ipynb"):
+        return {}
+    old = result.old_data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    new = result.new_data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, old, new, autojunk=False
+    ).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            # As many lines in as out: line for line, so neighbours' fixes stay apart.
+            opcodes += [(tag, i1 + k, i1 + k + 1, j1 + k, j1 + k + 1) for k in range(i2 - i1)]
+        else:
+            opcodes.append((tag, i1, i2, j1, j2))
+    found: dict[int, Edits] = {}
+    for index, item in enumerate(result.findings):
+        if item.kind is not Kind.EDIT or item.cell is not None:
+            continue
+        first, last = item.line, max(item.location.end_line, item.line)
+        edits: Edits = []
+        for kind, i1, i2, j1, j2 in opcodes:
+            if kind == "equal":
+                continue
+            touches = (
+                (first <= i1 + 1 <= last + 1) if kind == "insert" else (i1 < last and i2 >= first)
+            )
+            if touches:
+                edits.append(
+                    {
+                        "content": "".join(new[j1:j2]),
+                        "location": {"line": i1 + 1, "column": 1},
+                        "end_location": {"line": i2 + 1, "column": 1},
+                    }
+                )
+        found[index] = edits
+    return found
+
+
+def finding_record(item: Finding, edits: Edits | None = None) -> dict[str, object]:
+    """One finding as a flat JSON object: what, where (from .. to) and whether it is fixed;
+    an edit's `fix` has its applicability and its edits (see `fix_edits`)."""
     end_line = max(item.location.end_line, item.line)
     record: dict[str, object] = {
         "code": item.code,
@@ -32,6 +84,9 @@ def finding_record(item: Finding) -> dict[str, object]:
     }
     if item.kind is Kind.WARNING:
         record["suggestion"] = item.suggestion
+    if item.kind is Kind.EDIT:
+        applicability = "unsafe" if item.review else "safe"
+        record["fix"] = {"applicability": applicability, "edits": edits or []}
     return record
 
 
@@ -49,23 +104,34 @@ def _failed(result: FileResult) -> dict[str, object]:
     }
 
 
-def records(results: Iterable[FileResult]) -> list[dict[str, object]]:
-    """Every edit, warning and failed file of a run, in the run's order."""
+def records(
+    results: Iterable[FileResult], edits: Mapping[str, FileEdits] | None = None
+) -> list[dict[str, object]]:
+    """Every edit, warning and failed file of a run, in the run's order; `edits`: each
+    file's `fix_edits`, worked out while the run still held the files' bytes."""
     found: list[dict[str, object]] = []
     for result in results:
         if result.status is Status.FAILED:
             found.append(_failed(result))
             continue
-        found += [finding_record(item) for item in (*result.changes, *result.warnings)]
+        of_file = (edits or {}).get(result.path, {})
+        found += [
+            finding_record(item, of_file.get(index))
+            for index, item in enumerate(result.findings)
+            if item.kind is Kind.EDIT
+        ]
+        found += [finding_record(item) for item in result.warnings]
     return found
 
 
-def as_json(results: Iterable[FileResult]) -> str:
-    return json.dumps(records(results), indent=2) + "\n"
+def as_json(results: Iterable[FileResult], edits: Mapping[str, FileEdits] | None = None) -> str:
+    return json.dumps(records(results, edits), indent=2) + "\n"
 
 
-def as_json_lines(results: Iterable[FileResult]) -> str:
-    return "".join(json.dumps(record) + "\n" for record in records(results))
+def as_json_lines(
+    results: Iterable[FileResult], edits: Mapping[str, FileEdits] | None = None
+) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records(results, edits))
 
 
 def _escape(text: str, property_value: bool = False) -> str:
