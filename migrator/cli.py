@@ -1,9 +1,10 @@
 """The `migrate` command: flags, output and exit codes (the only layer that prints).
 
-Exit codes: 0 done; 1 changes pending (`--dry-run`, `--check`); 2 usage or input error,
-including any file that could not be read or parsed or that changed during the run; 3 could
-not write (nothing was written); 70 internal error (a bug in the tool); 128 + N killed by
-signal N (SIGINT, SIGTERM) after cleaning up.
+Exit codes (the README's table says the same): 0 done; 1 changes pending (`--dry-run`,
+`--check`) and nothing else; 2 usage or input error, including a refusal to rewrite and any
+file that could not be read or parsed or that changed during the run; 3 could not write
+(nothing was written); 70 internal error (a bug in the tool); 128 + N killed by signal N
+(SIGINT, SIGTERM) after cleaning up.
 """
 
 from __future__ import annotations
@@ -20,11 +21,19 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from migrator import __version__
-from migrator.core.model import FileResult, Finding, RunSummary, SkippedPath, Status
+from migrator.core.model import (
+    WARNING_NOTE,
+    FileResult,
+    Finding,
+    RunSummary,
+    SkippedPath,
+    Status,
+)
 from migrator.core.target import TARGETS
 from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
+from migrator.engine.config import load_file as load_config_file
 
 # What only a run needs (LibCST, the rules, the engine, the reports) is imported inside the
 # functions that run it: `migrate --version` and `--help` stay cheap.
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
     from migrator.engine.cache import CacheRef
     from migrator.engine.settings import Settings
     from migrator.engine.writes import Outcome
+    from migrator.output.report import RunInfo
 
 EXIT_OK = 0
 EXIT_PENDING = 1
@@ -44,6 +54,7 @@ EXIT_INTERNAL = 70
 # Interrupted by a signal: 128 + its number, as a shell reports it (130 SIGINT, 143 SIGTERM).
 EXIT_SIGNAL_BASE = 128
 PATCHERS = ("auto", "mx-driving", "none")
+OUTPUT_FORMATS = ("text", "json", "json-lines", "github", "sarif")
 PROGRESS_THRESHOLD = 20
 DEFAULT_STDIN_NAME = "stdin.py"
 
@@ -79,9 +90,43 @@ class _DefaultGroup(click.Group):
             args = [self.default_name, *args] if args[:1] != [self.default_name] else args
         return super().parse_args(ctx, args)
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        standalone = standalone_mode
         try:
-            return super().main(*args, **kwargs)
+            # Errors come back here to be printed: click's own layout buries the error line.
+            handled: bool = False
+            return super().main(args, prog_name, complete_var, handled, **extra)
+        except click.exceptions.Exit as done:
+            if not standalone:
+                raise
+            sys.exit(done.exit_code)
+        except click.UsageError as error:
+            if not standalone:
+                raise
+            # One `error:` line, then how to get help (click's own layout buries the line).
+            click.echo(f"error: {error.format_message()}", err=True)
+            if error.ctx is not None:
+                click.echo(error.ctx.get_usage(), err=True)
+                click.echo(f"Try '{error.ctx.command_path} --help' for help.", err=True)
+            sys.exit(EXIT_ERROR)
+        except click.ClickException as error:
+            if not standalone:
+                raise
+            click.echo(f"error: {error.format_message()}", err=True)
+            sys.exit(EXIT_ERROR if error.exit_code == 1 else error.exit_code)
+        except click.Abort:
+            if not standalone:
+                raise
+            # Ctrl-C before the run started (a run handles its signals itself).
+            click.echo("error: interrupted", err=True)
+            sys.exit(EXIT_SIGNAL_BASE + 2)
         except Exception as error:
             from migrator.engine.registry import RegistryError
 
@@ -96,10 +141,19 @@ def _bare_word(arg: str) -> bool:
     return re.fullmatch(r"[a-z][a-z0-9-]*", arg) is not None
 
 
+class _MainContext(click.Context):
+    """The default command is invisible: its path is the group's (`migrate`, not `migrate
+    migrate`), in the usage line and in "Try 'migrate --help'"."""
+
+    @property
+    def command_path(self) -> str:
+        if self.parent is not None:
+            return self.parent.command_path
+        return super().command_path
+
+
 class _MainCommand(click.Command):
-    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        path = ctx.parent.command_path if ctx.parent is not None else ctx.command_path
-        formatter.write_usage(path, " ".join(self.collect_usage_pieces(ctx)))
+    context_class = _MainContext
 
 
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -108,23 +162,57 @@ def main() -> None:
 
 
 class _Out:
-    """Where lines go: the progress bar's console while it is live, else click."""
+    """Where lines go: the progress bar's console while it is live, else click; held back
+    while a run in place may yet be refused (its edits are then shown as pending)."""
 
-    def __init__(self, quiet: bool, verbose: bool) -> None:
+    def __init__(self, quiet: bool, verbose: bool, color: bool | None = None) -> None:
         self.quiet = quiet
         self.verbose = verbose
+        self.color = color
         self.console: Any = None
+        self.held: list[str] | None = None
+        # What the run is doing, for an internal error's message.
+        self.stage = "starting"
+        # Every registered code (rules, steps, aliases): a suppression naming another warns.
+        self.known: tuple[str, ...] = ()
+        # Each changed file's fix edits (finding index -> edits), for the JSON formats.
+        self.fixes: dict[str, dict[int, list[dict[str, object]]]] = {}
+
+    def hold(self) -> None:
+        self.held = []
+
+    def release(self) -> list[str]:
+        held, self.held = self.held or [], None
+        return held
 
     def err(self, text: str) -> None:
-        if self.console is not None:
+        if self.held is not None:
+            self.held.append(text)
+        elif self.console is not None:
             self.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
-            click.echo(text, err=True)
+            click.echo(_marked(text), err=True, color=self.color)
 
     def out(self, text: str) -> None:
         if self.console is not None:
             self.console.file.flush()
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=self.color)
+
+
+_MARKS = re.compile(r"\b(error:|warning:)|(\[needs review\])")
+
+
+def _marked(text: str) -> str:
+    """`error:` red, `warning:` yellow, `[needs review]` magenta (click strips the colour
+    when it is off or stderr is no terminal)."""
+
+    def style(match: re.Match[str]) -> str:
+        if match.group(2):
+            return click.style(match.group(2), fg="magenta", bold=True)
+        fg = "red" if match.group(1) == "error:" else "yellow"
+        return click.style(match.group(1), fg=fg, bold=True)
+
+    return _MARKS.sub(style, text)
 
 
 def _display(root: Path, rel: str) -> str:
@@ -248,6 +336,14 @@ class _Request:
     config_error: str | None = None
     from_config: frozenset[str] = frozenset()
     torch_npu: str | None = None
+    allow_no_vcs: bool = False
+    output_format: str = "text"
+    # Print the diff on stdout (--dry-run in text output, or --diff).
+    diff: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    fail_on_warning: bool = False
+    safe_only: bool = False
 
     @property
     def writes(self) -> bool:
@@ -298,6 +394,8 @@ class _Layered:
 
     path: Path | None = None
     stdin_name: str | None = None
+    config_file: Path | None = None
+    isolated: bool = False
     config: Config = field(default_factory=Config)
     error: str | None = None
 
@@ -318,22 +416,31 @@ def _config_start(path: Path | None, stdin_name: str | None) -> Path | None:
 def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Put `[tool.migrate]` under the flags as click's `default_map` (as black does).
 
-    PATH and --stdin-filename are eager, so this runs before any other option is read; a
-    flag given on the command line then wins over its key. A config that cannot be read is
-    kept as an error and reported when the run starts (after the usage checks).
+    PATH, --stdin-filename, --config and --isolated are eager, so this runs before any
+    other option is read (once per eager value seen, the last call with all of them); a flag
+    given on the command line then wins over its key. A config that cannot be read is kept
+    as an error and reported when the run starts (after the usage checks).
     """
     layered = ctx.meta.setdefault(_META, _Layered())
     if param.name == "path":
         layered.path = value
+    elif param.name == "config_file":
+        layered.config_file = value
+    elif param.name == "isolated":
+        layered.isolated = bool(value)
     else:
         layered.stdin_name = value
     layered.config, layered.error = Config(), None
     start = _config_start(layered.path, layered.stdin_name)
-    if start is not None:
-        try:
+    try:
+        if layered.isolated:
+            pass
+        elif layered.config_file is not None:
+            layered.config = load_config_file(layered.config_file)
+        elif start is not None:
             layered.config = load_config(start)
-        except ConfigError as error:
-            layered.error = str(error)
+    except ConfigError as error:
+        layered.error = str(error)
     defaults = {}
     for attribute, name, _ in _CONFIG_KEYS.values():
         configured = getattr(layered.config, attribute)
@@ -385,6 +492,11 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "--allow-dirty", is_flag=True, help="Rewrite files even if they have uncommitted git changes."
 )
 @click.option(
+    "--allow-no-vcs",
+    is_flag=True,
+    help="Rewrite in place even outside a git work tree (no undo: nothing holds a copy).",
+)
+@click.option(
     "--select",
     "select_",
     multiple=True,
@@ -433,6 +545,11 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
+    "--safe-only",
+    is_flag=True,
+    help="Make only the edits that need no review; report the others as warnings.",
+)
+@click.option(
     "--annotate/--no-annotate",
     default=None,
     help="Leave a '# NPU-TODO(CODE): action' comment above each warning (default: off).",
@@ -478,6 +595,58 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
 @click.option(
     "--explain", "explain_code", metavar="CODE", help="Explain a rule or profile step, then exit."
 )
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Write nothing; print the unified diff on stdout (as --dry-run; with --check too).",
+)
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="What stdout carries: the text output, or the findings as json, json-lines, "
+    "github (Actions annotations) or sarif.",
+)
+@click.option(
+    "--statistics", is_flag=True, help="Print how often each code was found (text) on stdout."
+)
+@click.option(
+    "--exit-zero", is_flag=True, help="Exit 0 even when changes are pending (errors still fail)."
+)
+@click.option(
+    "--fail-on-warning",
+    is_flag=True,
+    help="With --check or --dry-run: exit 1 also when only warnings are left.",
+)
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the diff and the 'error:'/'warning:'/'[needs review]' marks (auto: on a "
+    "terminal, unless NO_COLOR is set or FORCE_COLOR is).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    is_eager=True,
+    expose_value=False,
+    callback=_layer_config,
+    help="Read the settings from FILE ([tool.migrate], or top-level keys) instead of the "
+    "nearest pyproject.toml.",
+)
+@click.option(
+    "--isolated",
+    is_flag=True,
+    is_eager=True,
+    callback=_layer_config,
+    help="Read no configuration file: the flags and the defaults only.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Only errors and the summary line.")
 @click.option(
     "--verbose", "-v", is_flag=True, help="Also suppressions, skipped paths, config and cache."
@@ -497,6 +666,7 @@ def migrate_command(
     check: bool,
     out_dir: Path | None,
     allow_dirty: bool,
+    allow_no_vcs: bool,
     select_: tuple[str, ...],
     ignore: tuple[str, ...],
     entries: tuple[Path, ...],
@@ -504,6 +674,7 @@ def migrate_command(
     exclude: tuple[str, ...],
     transfer: bool | None,
     patcher: str | None,
+    safe_only: bool,
     annotate: bool | None,
     torch_npu: str | None,
     stdin_name: str | None,
@@ -512,6 +683,13 @@ def migrate_command(
     report_path: Path | None,
     list_rules: bool,
     explain_code: str | None,
+    show_diff: bool,
+    output_format: str,
+    statistics: bool,
+    exit_zero: bool,
+    fail_on_warning: bool,
+    color: str,
+    isolated: bool,
     quiet: bool,
     verbose: bool,
     full_parse: bool,
@@ -537,6 +715,30 @@ def migrate_command(
         raise click.UsageError("--out cannot be used with stdin: the result goes to stdout")
     if dry_run and check:
         raise click.UsageError("choose one of --dry-run and --check")
+    if quiet and verbose:
+        raise click.UsageError("choose one of --quiet and --verbose")
+    machine = output_format != "text"
+    if stdin and (machine or statistics):
+        flag = "--statistics" if statistics else f"--output-format {output_format}"
+        raise click.UsageError(
+            f"{flag} cannot be used with stdin: stdout carries the code; use --report FILE"
+        )
+    if machine and (show_diff or statistics):
+        flag = "--diff" if show_diff else "--statistics"
+        raise click.UsageError(
+            f"{flag} prints text on stdout, which --output-format {output_format} fills"
+        )
+    if show_diff and out_dir is not None:
+        raise click.UsageError("--diff writes nothing; it cannot be combined with --out")
+    if isolated and ctx_config_file() is not None:
+        raise click.UsageError("choose one of --config and --isolated")
+    if report_path is not None and report_path.is_dir():
+        raise click.UsageError(
+            f"--report {report_path}: is a folder; name a file (.json, .md or .sarif)"
+        )
+    # The diff: asked for (--diff), or --dry-run's text output (not with -q).
+    diff = show_diff or (dry_run and not machine and not quiet)
+    dry_run = dry_run or (show_diff and not check)
     mode = "check" if check else "dry-run" if dry_run else "out" if out_dir else "in-place"
     ctx = click.get_current_context()
     layered = ctx.meta.get(_META, _Layered())
@@ -550,9 +752,11 @@ def migrate_command(
         no_entries, exclude, transfer, patcher, annotate,
         stdin_name or DEFAULT_STDIN_NAME if stdin else None,
         not no_cache, jobs, report_path, full_parse,
-        layered.config, layered.error, from_config, torch_npu,
+        layered.config, layered.error, from_config, torch_npu, allow_no_vcs,
+        output_format, diff, statistics, exit_zero,
+        fail_on_warning, safe_only,
     )  # fmt: skip
-    out = _Out(quiet, verbose)
+    out = _Out(quiet, verbose, _colour(color))
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
     from migrator.engine.writes import Interrupted, interruptible
 
@@ -569,13 +773,21 @@ def migrate_command(
 
         if isinstance(error, RegistryError):  # a broken or shadowing rule package: exit 2
             raise
+        from migrator.engine.session import StepCrash
+
+        for line in out.release():
+            out.err(line)
         if verbose:
             import traceback
 
             out.err(traceback.format_exc().rstrip())
+        stage: str = out.stage
+        cause: BaseException = error
+        if isinstance(error, StepCrash) and error.__cause__ is not None:
+            stage, cause = f"running {error}", error.__cause__
         out.err(
-            f"error: internal error ({type(error).__name__}: {error}); nothing half-written "
-            "is left; please report it (--verbose shows the traceback)"
+            f"error: internal error ({type(cause).__name__}: {cause}) while {stage}; nothing "
+            "half-written is left; please report it (--verbose shows the traceback)"
         )
         sys.exit(EXIT_INTERNAL)
     except Interrupted as stop:
@@ -644,6 +856,7 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
     except SessionError as error:
         raise _Failure(f"{request.origin('profile')}: {error}") from None
     loaded = registry.load()
+    out.known = (*loaded.codes, *loaded.aliases)
     profile_rules = loaded.for_profile(profile)
     selected = _codes(request.select, request.origin("select"), out)
     ignored = _codes(request.ignore, request.origin("ignore"), out)
@@ -662,6 +875,7 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
         no_entry_points=no_entries,
         patcher=_patcher(request, profile),
         device_entries=profile.device_entries,
+        safe_only=request.safe_only,
     )
     from migrator.core.project import EMPTY
     from migrator.data.release import UnknownRelease, resolve
@@ -706,6 +920,7 @@ def _run(request: _Request, out: _Out) -> int:
             check_out_dir(root, request.out_dir)
         except SessionError as error:
             raise _Failure(str(error)) from None
+    out.stage = f"reading the project at {_display(root, '.') if path.is_dir() else path}"
     the_plan = plan(path, settings, profile, request.jobs, resolved.exclude, resolved.exclude_base)
     # After the plan: the run key covers the project view the plan computed.
     cache, cache_note = open_cache(the_plan.settings) if request.cache else (None, None)
@@ -713,34 +928,65 @@ def _run(request: _Request, out: _Out) -> int:
     _sweep(request, the_plan, out)
     summary = RunSummary()
     pending: list[FileResult] = []
+    crashed: list[str] = []
     if out.verbose:
         _describe(out, resolved, len(the_plan.tree.files), cache, cache_note)
+    # A run in place may yet be refused: its lines wait until that is known.
+    from migrator.engine.walk import git_toplevel
+
+    in_git = git_toplevel(the_plan.root) is not None
+    allowed = request.allow_dirty if in_git else request.allow_no_vcs
+    refusable = request.mode == "in-place" and not allowed
+    if refusable:
+        out.hold()
+    out.stage = "migrating the files"
     with ExitStack() as stack:
         advance = _progress(stack, out, the_plan)
         for result in migrate(the_plan):
             finish(summary, result)
             shown = _display(the_plan.root, result.path)
-            if request.mode == "dry-run" and not out.quiet:
+            if request.diff:
                 _show_diff(result, result.path if os.path.isabs(shown) else shown, out)
             _show(result, shown, out)
+            if result.internal:
+                crashed.append(result.path)
+            if request.output_format in ("json", "json-lines") and result.new_data is not None:
+                from migrator.output.findings import fix_edits
+
+                out.fixes[result.path] = fix_edits(result)
             if result.new_data is not None and request.writes:
                 pending.append(result)
             advance()
-    if request.mode == "in-place" and not request.allow_dirty:
-        _refuse_dirty(the_plan, pending)
+    summary.skipped = len(the_plan.tree.skipped)
+    if refusable:
+        held = out.release()
+        refusal = _refusal(request, the_plan, pending)
+        if refusal is not None:
+            for line in refusal:
+                out.err(f"error: {line}")
+            if held:
+                out.err("nothing was written; the run would make these edits:")
+            for line in held:
+                out.err(line)
+            _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
+            out.err(summary.line(pending=True))
+            return EXIT_INTERNAL if crashed else EXIT_ERROR
+        for line in held:
+            out.err(line)
     if request.writes:
+        out.stage = f"writing {_n_files(len(pending))}"
         code, outcome = _write(request, the_plan, pending, out)
         if code is not None:
-            summary.skipped = len(the_plan.tree.skipped)
-            out.err(summary.line())
+            out.err(summary.line(pending=True))
             return code
         summary = settle(summary, outcome)
+        summary.skipped = len(the_plan.tree.skipped)
     if out.verbose:
         for item in the_plan.tree.skipped:
             out.err(f"{_display(the_plan.root, item.path)}: skipped ({item.reason})")
         if cache is not None:
             out.err(f"cache: {_n_files(summary.from_cache)} unchanged since a clean run, skipped")
-    summary.skipped = len(the_plan.tree.skipped)
+    out.stage = f"writing the report {request.report_path}"
     try:
         _write_report(
             request, the_plan.root, profile, the_plan.settings, summary, the_plan.tree.skipped
@@ -749,31 +995,79 @@ def _run(request: _Request, out: _Out) -> int:
         out.err(f"error: could not write the report: {_os_error(error)}")
         out.err(summary.line())
         return EXIT_WRITE
+    _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
     if not out.quiet:
         _show_actions(summary, out)
         out.err(_target_line(the_plan.settings))
-    out.err(summary.line())
-    return _exit_code(request, summary)
+    out.err(summary.line(pending=not request.writes))
+    return _exit_code(request, summary, crashed)
 
 
-def _refuse_dirty(the_plan: Any, pending: Sequence[FileResult]) -> None:
+def _emit(
+    request: _Request, root: Path, profile: Profile, settings: Settings, summary: RunSummary,
+    out: _Out,
+) -> None:  # fmt: skip
+    """What stdout carries at the end of a run: --statistics, or a machine format."""
+    from migrator.output import findings
+
+    results = summary.results
+    if request.statistics:
+        from migrator.engine import registry
+
+        loaded = registry.load()
+        names = {rule.code: rule.name for rule in loaded.rules}
+        names.update({code: step.name for code, step in loaded.steps.items()})
+        out.out(findings.statistics(results, names))
+    chosen = request.output_format
+    if chosen == "json":
+        out.out(findings.as_json(results, out.fixes))
+    elif chosen == "json-lines":
+        out.out(findings.as_json_lines(results, out.fixes))
+    elif chosen == "github":
+        out.out(findings.as_github(results))
+    elif chosen == "sarif":
+        from migrator.output.sarif import as_sarif
+
+        out.out(as_sarif(_run_info(request, root, profile, settings), summary))
+
+
+def _refusal(request: _Request, the_plan: Any, pending: Sequence[FileResult]) -> list[str] | None:
+    """Why a run in place must not write (one line per reason), or None when it may.
+
+    Outside a git work tree nothing holds a copy of the files (cargo fix's rule: refuse
+    unless --allow-no-vcs); inside one, files git holds no clean copy of are refused unless
+    --allow-dirty."""
     from migrator.engine.session import uncommitted
+    from migrator.engine.walk import git_toplevel
 
+    if not pending:
+        return None
+    if git_toplevel(the_plan.root) is None:
+        if request.allow_no_vcs:
+            return None
+        first = _display(the_plan.root, pending[0].path)
+        return [
+            f"{first}: refusing to rewrite {_n_files(len(pending))} in place outside a git "
+            "work tree: nothing could undo it; pass --allow-no-vcs to rewrite anyway, or use "
+            "--out DIR (a migrated copy) or --dry-run"
+        ]
+    if request.allow_dirty:
+        return None
     changed = [r.path for r in pending if r.status is Status.CHANGED]
     dirty = uncommitted(the_plan.root, changed)
     if not dirty:
-        return
+        return None
     first = _display(the_plan.root, next(iter(dirty)))
     if all(code == "!!" for code in dirty.values()):
-        raise _Failure(
+        return [
             f"{first}: refusing to rewrite {len(dirty)} file(s) that git ignores: git holds no "
             "copy of them (the folder is outside version control); pass --allow-dirty to "
             "rewrite them anyway, or use --out"
-        )
-    raise _Failure(
+        ]
+    return [
         f"{first}: refusing to rewrite {len(dirty)} file(s) with uncommitted changes (or "
         "that git does not track); commit or stash them, or pass --allow-dirty"
-    )
+    ]
 
 
 def _sweep(request: _Request, the_plan: Any, out: _Out) -> None:
@@ -868,22 +1162,50 @@ def _write_report(
 ) -> None:  # fmt: skip
     if request.report_path is None:
         return
-    from migrator.output.report import RunInfo, write_report
+    from migrator.output.report import write_report
 
-    release = settings.project.target_release
-    info = RunInfo(
-        str(root), request.target_name, profile.name, request.mode, settings.rule_codes,
-        release.version, release.reason,
-    )  # fmt: skip
+    info = _run_info(request, root, profile, settings)
     write_report(request.report_path, info, summary, skipped)
 
 
-def _exit_code(request: _Request, summary: RunSummary) -> int:
+def _run_info(request: _Request, root: Path, profile: Profile, settings: Settings) -> RunInfo:
+    from migrator.output.report import RunInfo
+
+    release = settings.project.target_release
+    return RunInfo(
+        str(root), request.target_name, profile.name, request.mode, settings.rule_codes,
+        release.version, release.reason,
+    )  # fmt: skip
+
+
+def _exit_code(request: _Request, summary: RunSummary, crashed: Sequence[str] = ()) -> int:
+    if crashed:
+        return EXIT_INTERNAL
     if summary.failed:
         return EXIT_ERROR
-    if request.mode in ("dry-run", "check") and (summary.changed or summary.created):
-        return EXIT_PENDING
+    if request.mode in ("dry-run", "check") and not request.exit_zero:
+        if summary.changed or summary.created:
+            return EXIT_PENDING
+        if request.fail_on_warning and summary.warnings:
+            return EXIT_PENDING
     return EXIT_OK
+
+
+def _colour(choice: str) -> bool | None:
+    """click's `color`: True or False forced, None to colour only on a terminal.
+    The flag wins; under `auto` NO_COLOR, then FORCE_COLOR (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return None
+
+
+def ctx_config_file() -> Path | None:
+    layered = click.get_current_context().meta.get(_META)
+    return layered.config_file if isinstance(layered, _Layered) else None
 
 
 def _run_stdin(request: _Request, out: _Out) -> int:
@@ -920,7 +1242,7 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     finish(summary, result)
     shown = str(name)
     _show(result, shown, out)
-    if request.mode == "dry-run":
+    if request.mode == "dry-run" or request.diff:
         _show_diff(result, shown, out)
     elif request.mode != "check":
         _echo_bytes(result.new_data if result.new_data is not None else data, request)
@@ -928,7 +1250,9 @@ def _run_stdin(request: _Request, out: _Out) -> int:
     if not out.quiet:
         _show_actions(summary, out)
         out.err(_target_line(resolved.settings))
-    out.err(summary.line())
+    out.err(summary.line(pending=request.mode != "in-place"))
+    if result.internal:
+        return EXIT_INTERNAL
     return _exit_code(request, summary)
 
 
@@ -949,14 +1273,25 @@ def _progress(stack: ExitStack, out: _Out, the_plan: Any) -> Any:
     if total < PROGRESS_THRESHOLD:
         return lambda: None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     progress = stack.enter_context(
         Progress(
+            # migrating ━━━━━━ 12/40 0:00:03 eta 0:00:07 (rich estimates from recent speed)
             TextColumn("migrating"),
             BarColumn(),
             MofNCompleteColumn(),
-            console=Console(stderr=True),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True, no_color=out.color is False),
             transient=True,
         )
     )
@@ -987,8 +1322,31 @@ def _show(result: FileResult, shown: str, out: _Out) -> None:
         out.err(_change_line(warning, shown))
     if result.status is Status.CREATED and not result.changes:
         out.err(f"{shown}: created")
+    _warn_unknown_codes(result, shown, out)
+    for note in result.notes:
+        if note.startswith(WARNING_NOTE):
+            out.err(f"{shown}: {note}")
     if out.verbose:
         _show_verbose(result, shown, out)
+
+
+def _warn_unknown_codes(result: FileResult, shown: str, out: _Out) -> None:
+    """A `# migrate: ignore[...]` naming a code no rule has (a typo: `NPU0l2`) suppresses
+    nothing: said by default, not only with --verbose (a rule's code is never unknown to
+    the run that suppressed it, so only unused suppressions need checking)."""
+    from migrator.engine.selection import closest, unknown
+
+    if not out.known:
+        return
+    for item in result.unused_suppressions:
+        if item.code == "*" or " " in item.code:
+            continue
+        cell = f":cell {item.cell}" if item.cell is not None else ""
+        for code in unknown(item.code.split(","), out.known):
+            out.err(
+                f"{shown}{cell}:{item.line}: warning: migrate: ignore names unknown code "
+                f"{code!r}{closest(code, out.known)}; it suppresses nothing"
+            )
 
 
 def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
@@ -998,7 +1356,8 @@ def _show_verbose(result: FileResult, shown: str, out: _Out) -> None:
         cell = f":cell {item.cell}" if item.cell is not None else ""
         out.err(f"{shown}{cell}:{item.line}: unused suppression ({item.code})")
     for note in result.notes:
-        out.err(f"{shown}: {note}")
+        if not note.startswith(WARNING_NOTE):
+            out.err(f"{shown}: {note}")
 
 
 @main.command(

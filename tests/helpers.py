@@ -16,7 +16,7 @@ MIGRATED = AUTOCAST.replace('"cuda"', '"npu"')
 
 
 def invoke(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return CliRunner().invoke(main, list(args), catch_exceptions=False, prog_name="migrate")
 
 
 def git(folder: Path, *args: str) -> str:
@@ -37,3 +37,20 @@ def git_repo(folder: Path) -> Path:
 def commit_all(folder: Path) -> None:
     git(folder, "add", "-A")
     git(folder, "commit", "-q", "-m", "fixture")
+
+
+def installed_migrate() -> Path | None:
+    """The `migrate` console script of the interpreter running the tests, if installed."""
+    import sys
+
+    script = Path(sys.executable).parent / "migrate"
+    return script if script.is_file() else None
+
+
+def run_installed(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The installed command, as a user runs it (its own process, its own exit code)."""
+    script = installed_migrate()
+    assert script is not None
+    return subprocess.run(
+        [str(script), *args], capture_output=True, text=True, check=False, input=stdin
+    )

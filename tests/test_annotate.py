@@ -22,7 +22,7 @@ def migrate(tmp_path: Path, name: str, text: str | bytes, *flags: str) -> str:
         file.write_bytes(text)
     else:
         file.write_text(text)
-    result = invoke(str(root), "--annotate", *flags)
+    result = invoke(str(root), "--allow-no-vcs", "--annotate", *flags)
     assert result.exit_code == 0, result.stderr
     again = invoke(str(root), "--annotate", "--check")
     assert again.exit_code == 0, "a second run must change nothing (no duplicate TODO)"
@@ -105,7 +105,7 @@ def test_stale_todo_is_removed_when_the_construct_is_gone(tmp_path: Path) -> Non
     assert TODO in after
     root = tmp_path / "p"
     (root / "a.py").write_text(after.replace("flash_attn.flash_attn_func(q)", "attend(q)"))
-    result = invoke(str(root), "--annotate")
+    result = invoke(str(root), "--allow-no-vcs", "--annotate")
     assert "TODO comments: 0 added, 1 removed" in result.stderr
     assert (root / "a.py").read_text() == "import flash_attn\nz = attend(q)\n"
 

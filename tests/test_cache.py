@@ -198,10 +198,10 @@ def test_parallel_jobs_and_concurrent_runs_share_the_cache(tmp_path: Path) -> No
     for run in runs:
         _, stderr = run.communicate(timeout=300)
         assert run.returncode == 1, stderr
-        assert "40 files scanned, 10 files changed" in stderr
+        assert "40 files scanned, 10 files would change" in stderr
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert from_cache(again.stderr) == 30
-    assert "40 files scanned, 10 files changed" in again.stderr
+    assert "40 files scanned, 10 files would change" in again.stderr
 
 
 def test_a_cache_locked_by_another_process_is_waited_for_then_left_alone(

@@ -32,7 +32,7 @@ def test_dry_run_prints_diff_and_change_lines_and_writes_nothing(tmp_path: Path)
     assert "train.py:5:10: NPU001 autocast device" in result.stderr
     # The generic profile's notes (NPU094) would be created: shown, counted, not written.
     assert "+++ b/NPU_MIGRATION.md" in result.stdout
-    assert "3 files scanned, 1 file changed, 1 file created, 1 edit (0 need review)" in (
+    assert "3 files scanned, 1 file would change, 1 file created, 1 edit (0 need review)" in (
         result.stderr
     )
     assert (root / "pkg" / "train.py").read_text() == AUTOCAST
@@ -41,12 +41,12 @@ def test_dry_run_prints_diff_and_change_lines_and_writes_nothing(tmp_path: Path)
 
 def test_in_place_rewrites_and_second_run_changes_nothing(tmp_path: Path) -> None:
     root = project(tmp_path)
-    first = invoke(str(root))
+    first = invoke(str(root), "--allow-no-vcs")
     assert first.exit_code == 0
     assert (root / "pkg" / "train.py").read_text() == MIGRATED
     second = invoke(str(root), "--check")
     assert second.exit_code == 0
-    assert "0 files changed" in second.stderr
+    assert "0 files would change" in second.stderr
 
 
 def test_check_exits_one_when_changes_pending(tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_sarif_report_lists_review_edits(tmp_path: Path) -> None:
 def test_single_file_path(tmp_path: Path) -> None:
     file = tmp_path / "one.py"
     file.write_text(AUTOCAST)
-    result = invoke(str(file))
+    result = invoke(str(file), "--allow-no-vcs")
     assert result.exit_code == 0
     assert file.read_text() == MIGRATED
 
@@ -194,7 +194,7 @@ def test_jobs_give_the_same_output(tmp_path: Path, jobs: str) -> None:
         (root / f"m{index:02d}.py").write_text(AUTOCAST if index % 3 == 0 else "x = 1\n")
     result = invoke(str(root), "--dry-run", "--jobs", jobs, "--ignore", "NPU094")
     assert result.exit_code == 1
-    assert "40 files scanned, 14 files changed" in result.stderr
+    assert "40 files scanned, 14 files would change" in result.stderr
     files = [line for line in result.stdout.splitlines() if line.startswith("+++ ")]
     assert files == sorted(files)
 

@@ -63,7 +63,7 @@ def test_list_rules_lists_the_profile_steps() -> None:
 
 def test_ignore_skips_a_profile_step(tmp_path: Path) -> None:
     root = checkout(tmp_path)
-    result = invoke(str(root), "--ignore", "DIT091,DIT094")
+    result = invoke(str(root), "--allow-no-vcs", "--ignore", "DIT091,DIT094")
     assert result.exit_code == 0, result.output
     assert not (root / "scripts/train_npu.sh").exists()
     assert not (root / "NPU_MIGRATION.md").exists()

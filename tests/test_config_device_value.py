@@ -49,7 +49,7 @@ def _project(tmp_path: Path, files: dict[str, str]) -> Path:
 
 def test_config_and_comparisons_move_together(tmp_path: Path) -> None:
     root = _project(tmp_path / "p", FILES)
-    result = invoke(str(root), "--select", "NPU010,NPU120")
+    result = invoke(str(root), "--allow-no-vcs", "--select", "NPU010,NPU120")
     assert result.exit_code == 0, result.output
     assert (root / "configs/run.yaml").read_text() == 'run:\n  device: "npu"   # the card\n'
     assert (root / "configs/dwm.json").read_text() == '{\n    "device": "npu"\n}\n'
@@ -62,7 +62,7 @@ def test_config_and_comparisons_move_together(tmp_path: Path) -> None:
 
 def test_comparisons_accept_both_when_the_configs_are_not_migrated(tmp_path: Path) -> None:
     root = _project(tmp_path / "p", FILES)
-    result = invoke(str(root), "--select", "NPU010")
+    result = invoke(str(root), "--allow-no-vcs", "--select", "NPU010")
     assert result.exit_code == 0, result.output
     assert (root / "configs/dwm.json").read_text() == FILES["configs/dwm.json"]
     code = (root / "pkg/runner.py").read_text()
@@ -74,7 +74,7 @@ def test_comparisons_of_keys_no_config_holds_accept_both(tmp_path: Path) -> None
     files = {**FILES, "configs/run.yaml": "run:\n  backend: cuda\n"}
     del files["configs/dwm.json"]
     root = _project(tmp_path / "p", files)
-    assert invoke(str(root), "--select", "NPU010,NPU120").exit_code == 0
+    assert invoke(str(root), "--allow-no-vcs", "--select", "NPU010,NPU120").exit_code == 0
     code = (root / "pkg/runner.py").read_text()
     assert 'if config["device"] in ("cuda", "npu"):' in code
     assert (root / "configs/run.yaml").read_text() == "run:\n  backend: cuda\n"

@@ -51,3 +51,14 @@ def test_readme_usage_table_documents_every_flag() -> None:
     flags.add("--help")
     missing = sorted(flags - documented)
     assert not missing, f"flags missing from the README usage table: {missing}"
+
+
+def test_the_pre_commit_snippet_pins_a_rev_a_clean_clone_has() -> None:
+    """A tag in the snippet would fail in a clone without tags: the rev is a placeholder
+    for a commit hash, with the command that prints one, and try-repo needs no rev."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### pre-commit", 1)[1].split("\n### ", 1)[0]
+    revs = re.findall(r"^\s*rev:\s*(\S+)", section, flags=re.MULTILINE)
+    assert revs == ["COMMIT_SHA"]
+    assert "git ls-remote" in section and "pre-commit try-repo" in section
+    assert "v0.1.0" not in section

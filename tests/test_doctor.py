@@ -196,6 +196,7 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The patcher is asked for, so the set-up block imports mx_driving (the checks of an
     # optional patcher read that block); a project without mmcv does not get it by default.
     args = [str(project), "--entry", entry, "--patcher", "mx-driving", "--no-cache", "--quiet"]
+    args.append("--allow-no-vcs")
     done = CliRunner().invoke(main, args)
     assert done.exit_code == 0, done.output
     assert "import torch_npu" in (project / "train.py").read_text()

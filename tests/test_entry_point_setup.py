@@ -176,7 +176,7 @@ LAUNCHED = {
 
 def test_launched_module_is_an_entry_and_an_imported_one_is_not(tmp_path: Path) -> None:
     root = _project(tmp_path, LAUNCHED)
-    result = invoke(str(root), "--select", "NPU030", "--jobs", "1")
+    result = invoke(str(root), "--allow-no-vcs", "--select", "NPU030", "--jobs", "1")
     assert result.exit_code == 0, result.output
     train = (root / "pkg/train.py").read_text()
     assert "import torch_npu.contrib.transfer_to_npu" in train
@@ -217,7 +217,9 @@ def test_launched_module_that_calls_its_package_is_an_entry(tmp_path: Path) -> N
 
 def test_no_entry_overrides_a_launch_line(tmp_path: Path) -> None:
     root = _project(tmp_path, LAUNCHED)
-    result = invoke(str(root), "--select", "NPU030", "--no-entry", str(root / "pkg/train.py"))
+    result = invoke(
+        str(root), "--allow-no-vcs", "--select", "NPU030", "--no-entry", str(root / "pkg/train.py")
+    )
     assert result.exit_code == 0, result.output
     assert (root / "pkg/train.py").read_text() == LAUNCHED["pkg/train.py"]
 
@@ -225,19 +227,27 @@ def test_no_entry_overrides_a_launch_line(tmp_path: Path) -> None:
 def test_patcher_only_where_the_project_imports_mmcv_or_when_asked(tmp_path: Path) -> None:
     files = {**LAUNCHED, "pkg/model.py": "from mmcv.ops import nms\n"}
     root = _project(tmp_path, files)
-    assert invoke(str(root), "--select", "NPU030").exit_code == 0
+    assert invoke(str(root), "--allow-no-vcs", "--select", "NPU030").exit_code == 0
     assert "default_patcher_builder.build().__enter__()" in (root / "pkg/train.py").read_text()
     plain = _project(tmp_path / "plain", LAUNCHED)
-    assert invoke(str(plain), "--select", "NPU030", "--patcher", "mx-driving").exit_code == 0
+    assert (
+        invoke(
+            str(plain), "--allow-no-vcs", "--select", "NPU030", "--patcher", "mx-driving"
+        ).exit_code
+        == 0
+    )
     assert "from mx_driving.patcher import" in (plain / "pkg/train.py").read_text()
     none = _project(tmp_path / "none", files)
-    assert invoke(str(none), "--select", "NPU030", "--patcher", "none").exit_code == 0
+    assert (
+        invoke(str(none), "--allow-no-vcs", "--select", "NPU030", "--patcher", "none").exit_code
+        == 0
+    )
     assert "mx_driving" not in (none / "pkg/train.py").read_text()
 
 
 def test_patcher_without_transfer_to_npu_is_a_usage_error(tmp_path: Path) -> None:
     root = _project(tmp_path, LAUNCHED)
-    result = invoke(str(root), "--patcher", "mx-driving", "--no-transfer-to-npu")
+    result = invoke(str(root), "--allow-no-vcs", "--patcher", "mx-driving", "--no-transfer-to-npu")
     assert result.exit_code == 2
     assert result.output.strip().count("\n") == 0
     assert "importing mx_driving imports transfer_to_npu" in result.output

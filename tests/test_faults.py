@@ -31,7 +31,7 @@ def replace(a, b):
         os.kill(os.getpid(), signum)
     real(a, b)
 writes.os.replace = replace
-sys.argv = ["migrate", sys.argv[2], "--jobs", "1", "--ignore", "NPU094"]
+sys.argv = ["migrate", sys.argv[2], "--jobs", "1", "--ignore", "NPU094", "--allow-no-vcs"]
 main()
 """
 
@@ -78,7 +78,7 @@ def test_a_sigkill_leaves_old_or_new_files_and_the_rerun_removes_its_temporaries
     assert leftovers and all(name.endswith(".migrate-tmp") for name in leftovers)
     assert all(f".{host_name()}." in name for name in leftovers), leftovers
 
-    rerun = invoke(str(root), "--ignore", "NPU094")
+    rerun = invoke(str(root), "--ignore", "NPU094", "--allow-no-vcs")
     assert rerun.exit_code == 0, rerun.stderr
     assert "left by a migrate that was killed removed" in rerun.stderr
     assert contents(root) == dict.fromkeys(NAMES, MIGRATED)
@@ -102,7 +102,7 @@ def test_a_running_migrates_temporaries_are_left_and_none_are_copied(tmp_path: P
     assert copied.exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == NAMES, "--out never copies temporaries"
     assert stale.exists(), "--out does not touch PATH"
-    result = invoke(str(root))
+    result = invoke(str(root), "--allow-no-vcs")
     assert result.exit_code == 0
     assert not stale.exists() and live.exists()
     assert "1 file of a migrate still running (or on another host) left alone" in result.stderr

@@ -52,7 +52,7 @@ def test_bad_input_is_reported_and_left_byte_identical(tmp_path: Path, case: str
     bad.write_bytes(BAD_INPUTS[case])
     good = root / "good.py"
     good.write_text(AUTOCAST)
-    result = invoke(str(root))
+    result = invoke(str(root), "--allow-no-vcs")
     assert result.exit_code == 2
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1
@@ -66,7 +66,7 @@ def test_pep263_cookie_encoding_is_kept(tmp_path: Path) -> None:
     source = '# -*- coding: latin-1 -*-\nimport torch\nname = "café"\n' + AUTOCAST[13:]
     file = tmp_path / "legacy.py"
     file.write_bytes(source.encode("latin-1"))
-    assert invoke(str(file)).exit_code == 0
+    assert invoke(str(file), "--allow-no-vcs").exit_code == 0
     data = file.read_bytes()
     assert "café".encode("latin-1") in data
     assert b'"npu"' in data
@@ -77,7 +77,7 @@ def test_utf8_bom_crlf_and_missing_final_newline_are_kept(tmp_path: Path) -> Non
     text = AUTOCAST.rstrip("\n").replace("\n", "\r\n")
     file = tmp_path / "win.py"
     file.write_bytes(b"\xef\xbb\xbf" + text.encode())
-    assert invoke(str(file)).exit_code == 0
+    assert invoke(str(file), "--allow-no-vcs").exit_code == 0
     expected = b"\xef\xbb\xbf" + MIGRATED.rstrip("\n").replace("\n", "\r\n").encode()
     assert file.read_bytes() == expected
 
@@ -86,7 +86,7 @@ def test_permission_bits_are_kept(tmp_path: Path) -> None:
     file = tmp_path / "run.py"
     file.write_text("#!/usr/bin/env python\n" + AUTOCAST)
     file.chmod(0o751)
-    assert invoke(str(file)).exit_code == 0
+    assert invoke(str(file), "--allow-no-vcs").exit_code == 0
     assert stat.S_IMODE(file.stat().st_mode) == 0o751
     assert '"npu"' in file.read_text()
 
@@ -127,7 +127,7 @@ def test_gitignored_files_are_left_alone(tmp_path: Path) -> None:
     (root / "x.gen.py").write_text(AUTOCAST)
     (root / "kept.py").write_text(AUTOCAST)
     commit_all(root)
-    assert invoke(str(root)).exit_code == 0
+    assert invoke(str(root), "--allow-no-vcs").exit_code == 0
     assert (root / "kept.py").read_text() == MIGRATED
     assert (root / "generated" / "m.py").read_text() == AUTOCAST
     assert (root / "x.gen.py").read_text() == AUTOCAST
@@ -142,7 +142,7 @@ def test_symlinks_are_not_followed_out_of_path(tmp_path: Path) -> None:
     os.symlink(outside / "victim.py", root / "link.py")
     os.symlink(outside, root / "linked_dir")
     (root / "own.py").write_text(AUTOCAST)
-    result = invoke(str(root), "--verbose")
+    result = invoke(str(root), "--allow-no-vcs", "--verbose")
     assert result.exit_code == 0
     assert (outside / "victim.py").read_text() == AUTOCAST
     assert (root / "own.py").read_text() == MIGRATED

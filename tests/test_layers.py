@@ -4,7 +4,10 @@ Read statically with the stdlib `ast` (every import, including those inside func
 under `TYPE_CHECKING`), so nothing of the tool is imported to check it. Lowest layer first:
 
     migrator (the package: `__version__`) -> data -> core -> analysis -> formats
-    -> contract -> engine -> output -> doctor -> cli
+    -> contract -> engine -> output -> api -> doctor -> cli
+
+`migrator.api` is the Python API (what the command does, without printing); nothing of the
+tool imports it.
 
 `migrator.doctor` (`migrate doctor`) sits at the command level: the CLI registers it, and it
 runs the engine in-process for its `migrate --check` check; nothing below imports it.
@@ -35,6 +38,7 @@ LAYERS = (
     "migrator.contract",
     "migrator.engine",
     "migrator.output",
+    "migrator.api",
     "migrator.doctor",
     "migrator.cli",
 )

@@ -54,7 +54,7 @@ def test_code_cells_are_migrated_and_everything_else_is_kept(tmp_path: Path) -> 
     )
     path = write(tmp_path / "p", book)
     before = path.read_text()
-    result = invoke(str(tmp_path / "p"))
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs")
     assert result.exit_code == 0, result.stderr
     after = path.read_text()
     assert after == before.replace(
@@ -72,7 +72,7 @@ def test_names_imported_in_earlier_cells_are_resolved(tmp_path: Path) -> None:
         code('def f(th):\n    with th.autocast("cuda"):\n        pass'),
     )
     path = write(tmp_path / "p", book)
-    assert invoke(str(tmp_path / "p")).exit_code == 0
+    assert invoke(str(tmp_path / "p"), "--allow-no-vcs").exit_code == 0
     cells = nbformat.read(str(path), as_version=4).cells
     assert cells[2].source == 'with th.autocast("npu"):\n    pass\nwith ac("npu"):\n    pass'
     assert '"cuda"' in cells[3].source, "a parameter named th shadows the import"
@@ -80,7 +80,7 @@ def test_names_imported_in_earlier_cells_are_resolved(tmp_path: Path) -> None:
 
 def test_ipython_magics_and_shell_escapes_are_kept_exactly(tmp_path: Path) -> None:
     path = write(tmp_path / "p", notebook(code(MAGICS)))
-    result = invoke(str(tmp_path / "p"))
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs")
     assert result.exit_code == 0, result.stderr
     (cell,) = nbformat.read(str(path), as_version=4).cells
     assert cell.source == MAGICS.replace(
@@ -100,7 +100,7 @@ def test_cell_magic_leaves_that_cell_alone(tmp_path: Path) -> None:
     timed = '%%time\nimport torch\nwith torch.autocast("cuda"):\n    pass'
     book = notebook(code(timed), code('import torch\nwith torch.autocast("cuda"):\n    pass'))
     path = write(tmp_path / "p", book)
-    result = invoke(str(tmp_path / "p"), "--verbose")
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs", "--verbose")
     cells = nbformat.read(str(path), as_version=4).cells
     assert cells[0].source == timed
     assert '"npu"' in cells[1].source
@@ -111,7 +111,7 @@ def test_a_cell_that_cannot_parse_is_left_alone_not_the_notebook(tmp_path: Path)
     broken = 'import torch\nwith torch.autocast("cuda")\n    pass'
     book = notebook(code(broken), code('import torch\nwith torch.autocast("cuda"):\n    pass'))
     path = write(tmp_path / "p", book)
-    result = invoke(str(tmp_path / "p"), "--verbose")
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs", "--verbose")
     assert result.exit_code == 0
     cells = nbformat.read(str(path), as_version=4).cells
     assert cells[0].source == broken
@@ -124,7 +124,7 @@ def test_entry_point_set_up_is_not_injected(tmp_path: Path) -> None:
         'import torch\nif __name__ == "__main__":\n    with torch.autocast("cuda"):\n        pass'
     )
     path = write(tmp_path / "p", notebook(code(source)))
-    result = invoke(str(tmp_path / "p"), "--entry", str(path))
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs", "--entry", str(path))
     assert result.exit_code == 0
     (cell,) = nbformat.read(str(path), as_version=4).cells
     assert "torch_npu" not in cell.source
@@ -134,7 +134,7 @@ def test_entry_point_set_up_is_not_injected(tmp_path: Path) -> None:
 def test_warnings_and_todo_comments_in_cells(tmp_path: Path) -> None:
     book = notebook(code("import flash_attn"), code("x = 1\nflash_attn.flash_attn_func(q)"))
     path = write(tmp_path / "p", book)
-    result = invoke(str(tmp_path / "p"), "--annotate")
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs", "--annotate")
     assert "nb.ipynb:cell 2:2:1: TST050 warning" in result.stderr
     cells = nbformat.read(str(path), as_version=4).cells
     assert cells[1].source == (
@@ -147,7 +147,7 @@ def test_suppression_in_a_cell(tmp_path: Path) -> None:
     source = 'import torch\nwith torch.autocast("cuda"):  # migrate: ignore\n    pass'
     path = write(tmp_path / "p", notebook(code(source)))
     before = path.read_bytes()
-    result = invoke(str(tmp_path / "p"), "--verbose")
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs", "--verbose")
     assert path.read_bytes() == before
     assert "nb.ipynb:cell 1:2: NPU001 suppressed" in result.stderr
 
@@ -166,7 +166,7 @@ def test_json_nbformat_cannot_reproduce_is_edited_at_the_cell_source_spans(
     raw = {"nbformat_minor": raw["nbformat_minor"], **raw}
     path.write_text(json.dumps(raw, indent=4))
     before = path.read_text()
-    result = invoke(str(tmp_path / "p"))
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs")
     assert result.exit_code == 0, result.stderr
     assert "nb.ipynb:cell 1:3:6: NPU001" in result.stderr
     assert path.read_text() == before.replace(
@@ -182,7 +182,7 @@ def test_a_cell_source_stored_as_one_string_is_edited_in_place(tmp_path: Path) -
     path.parent.mkdir()
     path.write_text(json.dumps(raw, indent=2, separators=(",", ": ")))
     before = path.read_text()
-    assert invoke(str(tmp_path / "p")).exit_code == 0
+    assert invoke(str(tmp_path / "p"), "--allow-no-vcs").exit_code == 0
     assert path.read_text() == before.replace('(\\"cuda\\")', '(\\"npu\\")')
 
 
@@ -197,7 +197,7 @@ def test_not_a_notebook_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "p" / "nb.ipynb"
     path.parent.mkdir()
     path.write_text('{"cells": [ torch.autocast("cuda")')
-    result = invoke(str(tmp_path / "p"))
+    result = invoke(str(tmp_path / "p"), "--allow-no-vcs")
     assert result.exit_code == 2
     assert "nb.ipynb: not a Jupyter notebook" in result.stderr
 
@@ -206,7 +206,7 @@ def test_fast_and_full_paths_agree(tmp_path: Path) -> None:
     book = notebook(code(MAGICS), code("from torch import autocast as ac"), code('ac("cuda")'))
     fast = write(tmp_path / "fast", book)
     full = write(tmp_path / "full", book)
-    assert invoke(str(tmp_path / "fast")).exit_code == 0
-    assert invoke(str(tmp_path / "full"), "--full-parse").exit_code == 0
+    assert invoke(str(tmp_path / "fast"), "--allow-no-vcs").exit_code == 0
+    assert invoke(str(tmp_path / "full"), "--allow-no-vcs", "--full-parse").exit_code == 0
     assert fast.read_bytes() == full.read_bytes()
     assert b'ac(\\"npu\\")' in fast.read_bytes()

@@ -279,10 +279,10 @@ def test_worker_processes_get_the_view(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("project_rule")
 def test_a_changed_launch_script_rechecks_cached_files(tmp_path: Path) -> None:
     _tree(tmp_path, {"train.py": "import torch\n", "run.sh": "python other.py\n"})
-    first = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    first = invoke(str(tmp_path), "--allow-no-vcs", "--select", "TST090", "--verbose")
     assert "TST090" not in first.stderr
-    again = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    again = invoke(str(tmp_path), "--allow-no-vcs", "--select", "TST090", "--verbose")
     assert "cache: 1 file unchanged since a clean run, skipped" in again.stderr
     (tmp_path / "run.sh").write_text("python train.py\n")
-    changed = invoke(str(tmp_path), "--select", "TST090", "--verbose")
+    changed = invoke(str(tmp_path), "--allow-no-vcs", "--select", "TST090", "--verbose")
     assert "launched by run.sh:1: python" in changed.stderr

@@ -18,7 +18,7 @@ def run_file(tmp_path: Path, name: str, text: str, *flags: str) -> tuple[str, st
     root.mkdir(exist_ok=True)
     file = root / name
     file.write_text(text)
-    result = invoke(str(root), *flags)
+    result = invoke(str(root), "--allow-no-vcs", *flags)
     assert result.exit_code in (0, 1), result.stderr
     return file.read_text(), result.stderr
 

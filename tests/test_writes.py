@@ -56,12 +56,12 @@ def test_a_full_disk_half_way_through_leaves_every_file_as_it_was(
     before = tree(tmp_path)
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(writes, "write_fd", fail_on_call(3, full, writes.write_fd))
-    result = invoke(str(tmp_path))
+    result = invoke(str(tmp_path), "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_WRITE
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "No space left on device" in errors[0], result.stderr
     assert "nothing was written" in errors[0]
-    assert "5 files scanned, 4 files changed, 1 file created" in result.stderr.splitlines()[-1]
+    assert "5 files scanned, 4 files would change, 1 file created" in result.stderr.splitlines()[-1]
     assert snapshot(tmp_path) == before, "every file old, no temporary left"
 
 
@@ -71,7 +71,7 @@ def test_a_rename_failing_half_way_puts_the_renamed_files_back(
     before = tree(tmp_path)
     denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path / "d.py"))
     monkeypatch.setattr(writes.os, "replace", fail_on_call(3, denied, os.replace))
-    result = invoke(str(tmp_path))
+    result = invoke(str(tmp_path), "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_WRITE, result.stderr
     assert "d.py: Permission denied; nothing was written" in result.stderr
     assert snapshot(tmp_path) == before
@@ -90,7 +90,7 @@ def test_a_read_only_folder_is_one_line_and_nothing_written(
         return real(path, mode)
 
     monkeypatch.setattr(writes, "open_temp", read_only)
-    result = invoke(str(tmp_path))
+    result = invoke(str(tmp_path), "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_WRITE
     assert "c.py: Permission denied" in result.stderr
     assert snapshot(tmp_path) == before
@@ -101,7 +101,7 @@ def test_an_unwritable_report_path_writes_nothing(tmp_path: Path) -> None:
     root.mkdir()
     before = tree(root)
     (tmp_path / "a-file").write_text("")
-    result = invoke(str(root), "--report", str(tmp_path / "a-file" / "r.json"))
+    result = invoke(str(root), "--allow-no-vcs", "--report", str(tmp_path / "a-file" / "r.json"))
     assert result.exit_code == cli.EXIT_WRITE
     assert "error: could not write the report" in result.stderr
     assert "Not a directory" in result.stderr
@@ -121,7 +121,7 @@ def test_a_file_edited_during_the_run_is_left_and_reported(
         return real(root, results)
 
     monkeypatch.setattr(session, "write_in_place", racing)
-    result = invoke(str(tmp_path))
+    result = invoke(str(tmp_path), "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_ERROR
     assert "pkg/b.py: changed by another process during the run" in result.stderr
     assert (tmp_path / "pkg" / "b.py").read_text() == edited, "the edit is not lost"
@@ -188,7 +188,7 @@ def test_owner_group_and_mode_are_kept_when_root_rewrites(tmp_path: Path) -> Non
     file.write_text(AUTOCAST)
     os.chown(file, 12345, 23456)
     file.chmod(0o640)
-    assert invoke(str(tmp_path)).exit_code == 0
+    assert invoke(str(tmp_path), "--allow-no-vcs").exit_code == 0
     after = file.stat()
     assert (after.st_uid, after.st_gid, after.st_mode & 0o7777) == (12345, 23456, 0o640)
     assert file.read_text() == MIGRATED
@@ -201,7 +201,7 @@ def test_a_split_hard_link_is_named_in_the_output_and_the_report(tmp_path: Path)
     file.write_text(AUTOCAST)
     os.link(file, tmp_path / "elsewhere.py")
     report = tmp_path / "r.json"
-    result = invoke(str(root), "--report", str(report))
+    result = invoke(str(root), "--allow-no-vcs", "--report", str(report))
     assert result.exit_code == 0
     assert "a.py: had 1 other hard link(s); the link was split" in result.stderr
     notes = json.loads(report.read_text())["files"][0]["notes"]
@@ -265,9 +265,12 @@ def test_a_bug_in_the_tool_is_one_line_and_exit_70(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(session, "settle", broken)
-    result = invoke(str(tmp_path), "--ignore", "NPU094")
+    result = invoke(str(tmp_path), "--ignore", "NPU094", "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_INTERNAL
     assert result.stderr.splitlines()[-1].startswith("error: internal error (RuntimeError: boom)")
     assert "Traceback" not in result.stderr
-    assert "Traceback" in invoke(str(tmp_path), "--verbose", "--ignore", "NPU094").stderr
+    assert (
+        "Traceback"
+        in invoke(str(tmp_path), "--allow-no-vcs", "--verbose", "--ignore", "NPU094").stderr
+    )
     assert set(snapshot(tmp_path)) == set(before), "no temporary left"

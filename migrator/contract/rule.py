@@ -49,6 +49,11 @@ class Example:
     path: str = "example.py"
 
 
+# What an edit that needs review becomes under `--safe-only` (Python and text rules alike).
+NOT_SAFE = "not applied (--safe-only: this edit needs review)"
+NOT_SAFE_SUGGESTION = "run without --safe-only to apply it"
+
+
 @dataclass(frozen=True)
 class ImportRequest:
     """An import to add, or (`remove`) to drop if nothing uses it any more."""
@@ -248,6 +253,13 @@ class PythonRule(Rule, cst.CSTTransformer):
         if self.ctx.is_suppressed(self.code, first, last):
             return updated
         needs_review = self.safety is Safety.REVIEW if review is None else review
+        if needs_review and self.ctx.options.safe_only:
+            text = f"{message}: {NOT_SAFE}"
+            left = Finding.warning(
+                self.ctx.path, first, col, self.code, text, NOT_SAFE_SUGGESTION, end_line=last
+            )
+            self.ctx.findings.append(left)
+            return updated
         self.ctx.findings.append(
             Finding.change(
                 self.ctx.path, first, col, self.code, message, needs_review, end_line=last

@@ -252,6 +252,11 @@ class Status(enum.Enum):
     FAILED = "failed"
 
 
+# A note that starts so is shown by default (not only with --verbose): something the rules
+# could not read that a user must handle by hand (a `%%time` notebook cell naming CUDA).
+WARNING_NOTE = "warning: "
+
+
 @dataclass(frozen=True)
 class FileResult:
     """What migrating one file produced. `new_data` is set only when the file changes."""
@@ -275,6 +280,8 @@ class FileResult:
     digest: str | None = None
     # (size, mtime in ns) of the file when it was read: a write checks it still holds.
     stamp: tuple[int, int] | None = None
+    # FAILED by a bug in the tool (an exception the engine did not expect), not by the input.
+    internal: bool = False
 
     @property
     def changes(self) -> tuple[Finding, ...]:
@@ -335,14 +342,19 @@ class RunSummary:
         self.todos_added += result.todos_added
         self.todos_removed += result.todos_removed
 
-    def line(self) -> str:
+    def line(self, pending: bool = False) -> str:
+        """The run's summary; `pending`: nothing was written (--check, --dry-run, a refusal),
+        so files "would change" rather than "changed"."""
         created = f", {_n(self.created, 'file')} created" if self.created else ""
+        if pending and self.created:
+            created = f", {_n(self.created, 'file')} would be created"
         skipped = f", {_n(self.skipped, 'path')} skipped" if self.skipped else ""
         todos = ""
         if self.todos_added or self.todos_removed:
             todos = f", TODO comments: {self.todos_added} added, {self.todos_removed} removed"
         return (
-            f"{_n(self.scanned, 'file')} scanned, {_n(self.changed, 'file')} changed{created}, "
+            f"{_n(self.scanned, 'file')} scanned, {_n(self.changed, 'file')} "
+            f"{'would change' if pending else 'changed'}{created}, "
             f"{_n(self.edits, 'edit')} ({self.review} need review), "
             f"{_n(self.warnings, 'warning')}, {self.suppressed} suppressed, "
             f"{_n(self.failed, 'file')} failed{todos}{skipped}"

@@ -19,3 +19,5 @@ class RuleOptions:
     # Whether main blocks that only put a model on the device (evaluation, inference,
     # data preparation) are set up as entries; False reports them instead.
     device_entries: bool = True
+    # `--safe-only`: an edit that needs review is not made; it is reported as a warning.
+    safe_only: bool = False

@@ -99,6 +99,27 @@ def load(start: Path) -> Config:
         return Config()
     table = _table(path)
     assert table is not None
+    return _config(path, table)
+
+
+def load_file(path: Path) -> Config:
+    """`--config FILE`: its `[tool.migrate]` table, or (a file without one, such as a
+    `migrate.toml`) its top-level keys. Paths in it are relative to its folder."""
+    path = path.resolve()
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file (--config)")
+    table = _table(path)
+    if table is None:
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        if "tool" in table or "project" in table:
+            raise ConfigError(f"{path}: has no {TABLE} table (--config)")
+    return _config(path, table)
+
+
+def _config(path: Path, table: Mapping[str, Any]) -> Config:
     where = Config(path).where
     values: dict[str, Any] = {}
     for key, value in table.items():

@@ -82,7 +82,8 @@ class _Prepared:
         except SourceError as error:
             return FileResult(rel, Status.FAILED, error=str(error))
         except Exception as error:  # one file that breaks the engine must not stop the run
-            return FileResult(rel, Status.FAILED, error=_crash(error))
+            message, internal = _crash(error)
+            return FileResult(rel, Status.FAILED, error=message, internal=internal)
 
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
@@ -191,19 +192,23 @@ class _Prepared:
         return _result(rel, data, decoded.encode(found.text), found)
 
 
-def _crash(error: BaseException) -> str:
-    """One line for a file the engine could not process. LibCST's code generation hitting
+def _crash(error: BaseException) -> tuple[str, bool]:
+    """One line for a file the engine could not process, and whether it is a bug in the tool
+    (exit 70) rather than in the input (exit 2). LibCST's code generation hitting
     the recursion limit on deeply nested code surfaces as chained KeyErrors, so the whole
     chain is searched for the RecursionError."""
     seen: set[int] = set()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
         if isinstance(cause, RecursionError):
-            return "nesting too deep to migrate (Python's recursion limit); left unchanged"
+            return "nesting too deep to migrate (Python's recursion limit); left unchanged", False
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     text = str(error).split("\n", 1)[0][:200]
-    return f"internal error ({type(error).__name__}: {text}); left unchanged, please report it"
+    return (
+        f"internal error ({type(error).__name__}: {text}); left unchanged, please report it",
+        True,
+    )
 
 
 def _result(rel: str, old: bytes, new: bytes, found: Outcome) -> FileResult:

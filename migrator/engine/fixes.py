@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from migrator.contract.rule import RuleContext
+from migrator.contract.rule import NOT_SAFE, NOT_SAFE_SUGGESTION, RuleContext
 from migrator.core.model import Finding, Kind, TextEdit
 
 
@@ -22,7 +22,16 @@ def apply_fixes(text: str, findings: Iterable[Finding], ctx: RuleContext) -> str
     for finding in sorted(findings, key=_first_edit):
         if _suppressed(finding, ctx):
             continue
-        if finding.fix is not None:
+        if finding.fix is not None and finding.review and ctx.options.safe_only:
+            finding = replace(
+                finding,
+                kind=Kind.WARNING,
+                message=f"{finding.message}: {NOT_SAFE}",
+                suggestion=NOT_SAFE_SUGGESTION,
+                review=False,
+                fix=None,
+            )
+        elif finding.fix is not None:
             edits = finding.fix.edits
             if any(_overlaps(edit, other) for edit in edits for other in taken):
                 finding = replace(

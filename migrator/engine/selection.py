@@ -40,6 +40,32 @@ def renamed(codes: Sequence[str], aliases: Mapping[str, str]) -> tuple[list[str]
     return mapped, notes
 
 
+# Letters typed for the digits they look like, in the number part of a code.
+_LOOKALIKE = str.maketrans({"L": "1", "I": "1", "O": "0"})
+
+
+def closest(code: str, known: Iterable[str]) -> str:
+    """` (did you mean 'NPU012'?)` for a mistyped code, else ''. A look-alike letter in the
+    number (`NPU0l2`) is read as its digit first; then difflib's closest code."""
+    import difflib
+
+    wanted = code.upper()
+    wanted = wanted[:3] + wanted[3:].translate(_LOOKALIKE)
+    known = list(known)
+    prefixed = [k for k in known if k.startswith(wanted)]
+    if prefixed:
+        return f" (did you mean {prefixed[0] if len(prefixed) == 1 else wanted!r}?)"
+    # 0.8: one letter wrong or two swapped in a six-character code, not any NPU0 code.
+    found = difflib.get_close_matches(wanted, known, n=1, cutoff=0.8)
+    return f" (did you mean {found[0]!r}?)" if found else ""
+
+
+def unknown(codes: Iterable[str], known: Iterable[str]) -> list[str]:
+    """The codes or prefixes that name no registered code."""
+    known = tuple(known)
+    return [code for code in codes if not any(k.startswith(code.upper()) for k in known)]
+
+
 def select(
     items: Sequence[CodedT],
     selected: Sequence[str],
@@ -53,7 +79,9 @@ def select(
     known = tuple(known)
     for prefix in [*selected, *ignored]:
         if not any(code.startswith(prefix) for code in known):
-            raise SelectionError(f"unknown rule code or prefix {prefix!r} (see --list-rules)")
+            raise SelectionError(
+                f"unknown rule code or prefix {prefix!r}{closest(prefix, known)} (see --list-rules)"
+            )
     return [
         item
         for item in items

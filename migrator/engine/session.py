@@ -79,6 +79,11 @@ def plan(
     return Plan(tree.root, tree, settings, profile, jobs, cache)
 
 
+class StepCrash(Exception):
+    """A profile step raised: a bug in the tool; the message names the step, the cause is
+    the exception."""
+
+
 def migrate(plan: Plan) -> Iterator[FileResult]:
     """Results of the rules, then of the profile's steps, in a stable order.
 
@@ -98,7 +103,11 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
             plan.root, plan.tree.files, so_far, plan.settings.target, plan.options,
             plan.settings.project, tuple(plan.tree.skipped),
         )  # fmt: skip
-        for result in step(given):
+        try:
+            produced = list(step(given))
+        except Exception as error:
+            raise StepCrash(f"profile step {step.code} ({step.name})") from error
+        for result in produced:
             results.append(replace(result, old_data=None, new_data=None))
             yield result
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
-from migrator.core.model import FileResult, Finding, Outcome, Status, settled
+from migrator.core.model import WARNING_NOTE, FileResult, Finding, Outcome, Status, settled
 from migrator.formats.json_spans import JSONSpanError, Span, spans
 from migrator.formats.sources import SourceError, split_lines
 
@@ -39,6 +39,25 @@ _MAGIC = re.compile(
     r"^[ \t]*(?:[%!?]|[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*=[ \t]*[%!])"
     r"|\?[ \t]*(?:\r\n|\r|\n)?$"
 )
+
+
+# What a CUDA project's cell magics and shell escapes name: the rules never read those lines.
+_CUDA_WORD = re.compile(
+    r"(?<![\w-])(cuda\w*|cudnn\w*|nccl\w*|nvidia-smi|nvcc)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _unread_cuda(number: int, lines: Sequence[tuple[int, str]], what: str) -> list[str]:
+    """One warning note for the first line the rules cannot read that names CUDA."""
+    for line_number, line in lines:
+        found = _CUDA_WORD.search(line)
+        if found is not None:
+            return [
+                f"{WARNING_NOTE}cell {number}:{line_number}: {what} is left alone but names "
+                f"CUDA ({found.group(0)!r}): migrate it by hand"
+            ]
+    return []
 
 
 # (cell text, names bound by the cells before it) -> outcome
@@ -120,10 +139,17 @@ def _cell(
 
     Cells share one namespace, so a cell sees the imports of the cells above it.
     """
+    numbered = list(enumerate(split_lines(source), start=1))
     if source.lstrip().startswith("%%"):
         found.notes.append(f"cell {number} left alone: a %% cell magic")
+        magic = source.lstrip().split(None, 1)[0]
+        found.notes += _unread_cuda(number, numbered, f"a {magic} cell magic")
         return source, inherited
     masked, hidden = mask(source)
+    escaped = set(hidden)
+    found.notes += _unread_cuda(
+        number, [(n, line) for n, line in numbered if line in escaped], "an IPython line"
+    )
     bound = chain(inherited, _bindings(masked))
     try:
         outcome = run_cell(masked, inherited)
