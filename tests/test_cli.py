@@ -32,8 +32,9 @@ def test_dry_run_prints_diff_and_change_lines_and_writes_nothing(tmp_path: Path)
     assert "train.py:5:10: NPU001 autocast device" in result.stderr
     # The generic profile's notes (NPU094) would be created: shown, counted, not written.
     assert "+++ b/NPU_MIGRATION.md" in result.stdout
-    assert "3 files scanned, 1 file would change, 1 file created, 1 edit (0 need review)" in (
-        result.stderr
+    assert (
+        "3 files scanned, 1 file would change, 1 file would be created, 1 edit (0 need review)"
+        in (result.stderr)
     )
     assert (root / "pkg" / "train.py").read_text() == AUTOCAST
     assert not (root / "NPU_MIGRATION.md").exists()

@@ -63,7 +63,7 @@ def test_a_crashing_step_names_the_step_and_exits_70(
     result = invoke(str(root), "--allow-no-vcs")
     assert result.exit_code == cli.EXIT_INTERNAL
     last = result.stderr.splitlines()[-1]
-    assert last.startswith("error: internal error (RuntimeError: boom) while writing 1 file;")
+    assert last.startswith("error: internal error (RuntimeError: boom) while writing 2 files;")
     assert (root / "pkg" / "train.py").read_text() == AUTOCAST
 
 
@@ -90,16 +90,18 @@ def test_outside_git_a_rewrite_in_place_is_refused_unless_allow_no_vcs(tmp_path:
     assert refused.exit_code == cli.EXIT_ERROR
     lines = refused.stderr.splitlines()
     assert lines[0].startswith("error: ")
-    assert "refusing to rewrite 1 file in place outside a git work tree" in lines[0]
+    assert "refusing to rewrite 2 files in place outside a git work tree" in lines[0]
     assert "--allow-no-vcs" in lines[0]
     assert lines[1] == "nothing was written; the run would make these edits:"
     assert "train.py:5:10: NPU001 autocast device" in lines[2]
-    assert lines[-1].startswith("1 file scanned, 1 file would change, 1 edit")
+    assert lines[-1].startswith(
+        "2 files scanned, 1 file would change, 1 file would be created, 1 edit"
+    )
     assert (root / "pkg" / "train.py").read_text() == AUTOCAST
     allowed = invoke(str(root), "--allow-no-vcs")
     assert allowed.exit_code == cli.EXIT_OK
     assert (root / "pkg" / "train.py").read_text() == MIGRATED
-    assert allowed.stderr.splitlines()[-1].startswith("1 file scanned, 1 file changed")
+    assert allowed.stderr.splitlines()[-1].startswith("2 files scanned, 1 file changed, 1 file created")
 
 
 def test_outside_git_a_run_with_nothing_to_write_is_not_refused(tmp_path: Path) -> None:
@@ -118,7 +120,7 @@ def test_a_dirty_tree_refusal_comes_first_then_the_pending_edits_then_the_summar
     lines = result.stderr.splitlines()
     assert "refusing to rewrite 1 file(s) with uncommitted changes" in lines[0]
     assert lines[1] == "nothing was written; the run would make these edits:"
-    assert lines[-1].startswith("1 file scanned, 1 file would change")
+    assert lines[-1].startswith("2 files scanned, 1 file would change, 1 file would be created")
     committed = project(git_repo(tmp_path / "clean"))
     commit_all(committed)
     assert invoke(str(committed)).exit_code == cli.EXIT_OK, "inside git in place stays the default"
@@ -130,7 +132,9 @@ def test_check_and_dry_run_say_would_change(tmp_path: Path) -> None:
     for mode in ("--check", "--dry-run"):
         result = invoke(str(root), mode)
         assert result.exit_code == cli.EXIT_PENDING
-        assert "1 file would change, 1 edit" in result.stderr.splitlines()[-1]
+        assert (
+            "1 file would change, 1 file would be created, 1 edit" in result.stderr.splitlines()[-1]
+        )
 
 
 @pytest.mark.skipif(installed_migrate() is None, reason="the console script is not installed")
@@ -144,6 +148,8 @@ def test_the_installed_command_refuses_outside_git_and_crashes_never_exit_1(
     assert bad.returncode == 2 and bad.stderr.startswith("error: --report")
     refused = run(str(root))
     assert refused.returncode == 2 and "--allow-no-vcs" in refused.stderr
-    assert refused.stderr.splitlines()[-1].startswith("1 file scanned, 1 file would change")
+    assert refused.stderr.splitlines()[-1].startswith(
+        "2 files scanned, 1 file would change, 1 file would be created"
+    )
     usage = run(str(root), "-q", "-v")
     assert usage.returncode == 2 and "Try 'migrate --help' for help." in usage.stderr

@@ -61,7 +61,10 @@ def test_a_full_disk_half_way_through_leaves_every_file_as_it_was(
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "No space left on device" in errors[0], result.stderr
     assert "nothing was written" in errors[0]
-    assert "5 files scanned, 4 files would change, 1 file created" in result.stderr.splitlines()[-1]
+    assert (
+        "5 files scanned, 4 files would change, 1 file would be created"
+        in result.stderr.splitlines()[-1]
+    )
     assert snapshot(tmp_path) == before, "every file old, no temporary left"
 
 
