@@ -58,6 +58,9 @@ class Target:
     # torch versions that have a matching runtime release (checked on the registry); a
     # pinned torch outside this set gets a warning instead of a runtime pin. Empty: any.
     runtime_torch_versions: frozenset[str] = frozenset()
+    # What to do where the runtime cannot load (its toolkit's environment not set up), as
+    # the entry scripts' set-up says it when it stops; empty: nothing beyond the install.
+    runtime_setup: str = ""
 
     def env_mapping(self, name: str) -> EnvMapping | None:
         """The mapping for a CUDA-side variable, or None if the name is not CUDA-specific."""
@@ -153,6 +156,11 @@ NPU = Target(
         ),
     },
     runtime_torch_versions=_TORCH_NPU_RELEASES,
+    # CANN's default install folders: /usr/local/Ascend as root, ~/Ascend per user.
+    runtime_setup=(
+        "source CANN's set_env.sh first (/usr/local/Ascend/ascend-toolkit/set_env.sh, or "
+        "~/Ascend/ascend-toolkit/set_env.sh for a per-user install)"
+    ),
 )
 
 TARGETS: Mapping[str, Target] = MappingProxyType({NPU.name: NPU})
