@@ -123,7 +123,7 @@ def test_a_broken_runtime_stops_the_script_with_its_cause(tmp_path: Path, error:
     broken = {**FAKES, "torch_npu/__init__.py": f'raise {error}("libhccl.so: not found")\n'}
     events, stderr = _run(tmp_path, broken, ok=False)
     assert events == []
-    assert f'{error}: libhccl.so: not found' in stderr
+    assert f"{error}: libhccl.so: not found" in stderr
     assert "set_env.sh" in _last_line(stderr)
 
 
