@@ -196,10 +196,9 @@ export LD_LIBRARY_PATH="${library_path}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TASK_QUEUE_ENABLE="${TASK_QUEUE_ENABLE:-2}" # operator dispatch queue, level 2
 export PYTORCH_NPU_ALLOC_CONF="${PYTORCH_NPU_ALLOC_CONF:-expandable_segments:True}"
 export CPU_AFFINITY_CONF="${CPU_AFFINITY_CONF:-1}" # bind each rank to its NPU's CPU cores
-# HCCL timeouts in seconds: upstream's cluster scripts ask NCCL for 360 s to connect
-# (NCCL_SOCKET_TIMEOUT_MS=360000) and 10000 s per collective (NCCL_TIMEOUT=10000).
-export HCCL_CONNECT_TIMEOUT="${HCCL_CONNECT_TIMEOUT:-360}"
-export HCCL_EXEC_TIMEOUT="${HCCL_EXEC_TIMEOUT:-10000}"
+# HCCL's timeouts keep HCCL's defaults: upstream's NCCL_TIMEOUT and NCCL_SOCKET_TIMEOUT_MS
+# are not NCCL variables, so they set nothing to carry over. Export HCCL_CONNECT_TIMEOUT or
+# HCCL_EXEC_TIMEOUT (seconds) before running this script if a run needs longer.
 export WANDB_MODE="${WANDB_MODE:-offline}" # Ascend training hosts rarely reach wandb
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 

@@ -1,6 +1,6 @@
 export PYTHONPATH=$(pwd)
 export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
-export HCCL_EXEC_TIMEOUT=10000
+export NCCL_TIMEOUT=10000
 
 run_root_dir=./playground/Checkpoints_libero
 run_id=dit4dit_libero_all
