@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -39,8 +40,8 @@ _CHOSEN = ("foreach", "differentiable")
 
 
 def _npu_scaler_line(tree: ast.Module) -> int | None:
-    """The first line that names torch_npu's GradScaler through the module's imports (or
-    a `GradScaler` imported from torch.cuda.amp by name, which the migration moves there)."""
+    """The first line that names torch_npu's GradScaler through the module's imports (a
+    `GradScaler` imported from torch.cuda.amp by name becomes torch's own: NPU012)."""
     bindings = module_bindings(tree)
     lines: list[int] = []
     for node in ast.walk(tree):
@@ -53,9 +54,14 @@ def _npu_scaler_line(tree: ast.Module) -> int | None:
         if head is None:
             continue
         name = ".".join([head, *parts[1:]])
-        if name in _NPU_SCALERS or (name == "torch.cuda.amp.GradScaler" and len(parts) == 1):
+        if name in _NPU_SCALERS:
             lines.append(node.lineno)
     return min(lines) if lines else None
+
+
+def _adam_facts(tree: ast.Module) -> object:
+    """The torch_npu GradScaler line and the `fused` kwargs names (`_Facts`, defined below)."""
+    return _Facts(_npu_scaler_line(tree), _fused_kwargs(tree))
 
 
 class AdamOptimizer(PythonRule):
@@ -70,16 +76,20 @@ class AdamOptimizer(PythonRule):
     with a host copy of the optimizer state, every step). It keeps the call's layout
     (a multi-line call stays one argument per line). An explicit `fused=False` is reported,
     not changed (someone chose it); so is a call with `**kwargs`, which may already hold
-    `fused` or `foreach` (adding it could raise "got multiple values"). `fused=<expr>` and
+    `fused` or `foreach` (adding it could raise "got multiple values"), unless the file
+    builds that mapping with a `fused` key (nanoGPT's `extra_args = dict(fused=True) if
+    use_fused else dict()`, whose `use_fused` NPU010 turns on for the NPU): the kwargs
+    choose, and nothing is said. `fused=<expr>` and
     code that decides fusion itself (`fused=use_fused`, with `use_fused` computed from the
     device type) are left to the device-string rules. `differentiable=...` is left alone:
     the fused kernel does not support it.
 
     Not added, and reported why, where torch_npu's own GradScaler may drive the optimizer:
-    the file uses `torch.npu.amp.GradScaler` (or `from torch.cuda.amp import GradScaler`,
-    which moves to it), or the project trains fp16 with a library's scaler (accelerate's
-    `mixed_precision: fp16` / `--mixed_precision fp16`, the Trainer's `--fp16`, as its
-    configs and launch scripts say). torch_npu's `GradScaler.step` passes
+    the file uses `torch.npu.amp.GradScaler` (a `GradScaler` imported from
+    `torch.cuda.amp` becomes torch's own, `torch.amp.GradScaler`: NPU012), or the project
+    trains fp16 with a library's scaler (accelerate's `mixed_precision: fp16` /
+    `--mixed_precision fp16`, the Trainer's `--fp16`, as its configs and launch scripts
+    say). torch_npu's `GradScaler.step` passes
     `grad_scaler=self` to optimizers that declare `_step_supports_amp_scaling`; torch
     2.7.1's fused Adam/AdamW/SGD declare it, but their `step(closure=None)` takes no such
     argument: `TypeError` at the first `scaler.step()` on every release checked.
@@ -107,7 +117,7 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("Adam", "SGD"), facts=_npu_scaler_line)
+    trigger = Trigger(tokens=("Adam", "SGD"), facts=_adam_facts)
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",
@@ -132,10 +142,14 @@ class AdamOptimizer(PythonRule):
         ),
     )
 
+    def _facts(self) -> _Facts:
+        facts = self.ctx.facts
+        return facts if isinstance(facts, _Facts) else _Facts(None, frozenset())
+
     def _npu_scaler(self) -> str | None:
         """Why torch_npu's GradScaler may drive this file's optimizers, if it may."""
-        line = self.ctx.facts
-        if isinstance(line, int):
+        line = self._facts().scaler_line
+        if line is not None:
             return f"torch_npu's GradScaler (line {line})"
         project = self.ctx.project.fp16_scalers
         if project:
@@ -160,6 +174,10 @@ class AdamOptimizer(PythonRule):
         if has_keyword(updated_node, *_CHOSEN):
             return updated_node
         if has_star_kwargs(updated_node):
+            if _star_names(original_node) & self._facts().fused_kwargs:
+                # `extra_args = dict(fused=True) if use_fused else dict()` (nanoGPT): the
+                # kwargs choose, and NPU010 has just made `use_fused` true on the NPU.
+                return updated_node
             self.warn(
                 original_node,
                 f"{short}(**kwargs): not given fused=True (the kwargs may already choose)",
@@ -198,3 +216,43 @@ def _dotted(node: ast.expr) -> list[str] | None:
         return None
     parts.append(node.id)
     return parts[::-1]
+
+
+@dataclass(frozen=True)
+class _Facts:
+    scaler_line: int | None
+    # Names assigned a mapping that spells `fused` (`dict(fused=True)`, `{"fused": ...}`).
+    fused_kwargs: frozenset[str]
+
+
+def _star_names(call: cst.Call) -> set[str]:
+    return {
+        arg.value.value for arg in call.args if arg.star == "**" and isinstance(arg.value, cst.Name)
+    }
+
+
+def _spells_fused(node: ast.AST) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call) and any(k.arg == "fused" for k in inner.keywords):
+            return True
+        if isinstance(inner, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value == "fused" for k in inner.keys
+        ):
+            return True
+    return False
+
+
+def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
+    """Names the file assigns a mapping that chooses `fused` (anywhere in the file)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _spells_fused(node.value):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and node.value is not None
+            and isinstance(node.target, ast.Name)
+            and _spells_fused(node.value)
+        ):
+            names.add(node.target.id)
+    return frozenset(names)

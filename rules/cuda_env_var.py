@@ -60,9 +60,9 @@ class CudaEnvVar(PythonRule):
     environ`), `_os.environ`, or be a mapping whose name says so (`env`, `new_env`, `environ`),
     as in `env = os.environ.copy(); env["CUDA_VISIBLE_DEVICES"] = "0"`.
 
-    Units: where the target's variable counts in other units (`NCCL_SOCKET_TIMEOUT_MS`, in
-    milliseconds, -> `HCCL_CONNECT_TIMEOUT`, in seconds) a literal integer set in the same
-    statement or call is converted (`"30000"` -> `"30"`, rounded up; a rounded value is
+    Units: where the target's variable counts in other units (`NCCL_BUFFSIZE`, in bytes,
+    -> `HCCL_BUFFSIZE`, in MB) a literal integer set in the same statement or call is
+    converted (`"8388608"` -> `"8"`, rounded up; a rounded value is
     flagged). A value that is not a literal is renamed and flagged for review (convert it);
     a *read* of such a variable is only reported, since the code around it expects the old
     unit.
@@ -72,7 +72,11 @@ class CudaEnvVar(PythonRule):
     on NPU 0; NCCL tuning and timeouts are ignored by HCCL.
 
     Reported, not rewritten: variables without an equivalent (`NCCL_DEBUG`, `CUDA_HOME`,
-    `CUDA_DEVICE_ORDER`, any other `NCCL_*`), with the target's advice.
+    `CUDA_DEVICE_ORDER`, any other `NCCL_*`), with the literal value set and the target's
+    advice. NCCL variables are mapped only where the NCCL guide documents them and the HCCL
+    guide a counterpart (the target's table names both): `NCCL_TIMEOUT` and
+    `NCCL_SOCKET_TIMEOUT_MS` are NCCL's in name only, so they are reported and HCCL's own
+    timeouts keep their defaults.
 
     Left alone: keys in log text, keys held in variables, variables already on the target.
 
@@ -87,9 +91,9 @@ class CudaEnvVar(PythonRule):
     examples = (
         Example(
             'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n'
-            'os.environ.setdefault("NCCL_SOCKET_TIMEOUT_MS", "30000")\n',
+            'os.environ.setdefault("NCCL_BUFFSIZE", "8388608")\n',
             'import os\nos.environ["ASCEND_RT_VISIBLE_DEVICES"] = "0,1"\n'
-            'os.environ.setdefault("HCCL_CONNECT_TIMEOUT", "30")\n',
+            'os.environ.setdefault("HCCL_BUFFSIZE", "8")\n',
         ),
         Example(
             'import os\nprint("set CUDA_VISIBLE_DEVICES first")\nkey = "CUDA_VISIBLE_DEVICES"\n',
@@ -253,7 +257,13 @@ class CudaEnvVar(PythonRule):
             advice = mapping.note
             if mapping.source not in self.target.env and prefix is not None:
                 advice = f"drop it, or set the {prefix[1]}* variable that does the same"
-            self.warn(node, f"{mapping.source} has no {label} equivalent", advice)
+            shown = _literal(key.value)
+            self.warn(
+                node,
+                f"{mapping.source}{'' if shown is None else '=' + shown} left as it is: "
+                f"no {label} equivalent",
+                advice,
+            )
             return None
         note = f"; {mapping.note}" if mapping.note else ""
         scaled = mapping.scale != 1.0
@@ -306,3 +316,10 @@ def _scaled(node: cst.BaseExpression | None, scale: float) -> tuple[str, bool] |
     result = number * scale
     exact = abs(result - round(result)) < 1e-9
     return str(round(result) if exact else math.ceil(result)), exact
+
+
+def _literal(value: cst.BaseExpression | None) -> str | None:
+    """The value set, where it is a literal: the report shows what to carry over by hand."""
+    if isinstance(value, cst.Integer):
+        return value.value
+    return None if value is None else string_value(value)

@@ -76,6 +76,11 @@ class CudaRequirements(TextRule):
     Everything else stays byte for byte: comments, environment markers, hashes, `-r`/`-c`
     includes, line continuations, CRLF line endings.
 
+    The file is rewritten in place, and the report lists each line changed, so the CUDA
+    lock becomes the NPU one. A project profile that writes the host's requirements to a
+    file of its own leaves this rule out (dit4dit writes `requirements-npu.txt` and keeps
+    `requirements.txt` as upstream's CUDA lock).
+
     Why delete rather than comment out: the diff already shows each removed line and the
     report gives the reason; commented-out pins would stay in the file for good, and a
     commented requirements file reads as if the pins were still meant. CUDA-only wheels

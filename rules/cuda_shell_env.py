@@ -49,8 +49,8 @@ class CudaShellEnv(TextRule):
     What it does, in `*.sh`, `*.bash`, `*.zsh`, `*.sbatch` and `*.slurm` files, for every
     variable the target maps (`Target.env`: `CUDA_VISIBLE_DEVICES` ->
     `ASCEND_RT_VISIBLE_DEVICES`, `CUDA_LAUNCH_BLOCKING`, `PYTORCH_CUDA_ALLOC_CONF`,
-    `NCCL_TIMEOUT` -> `HCCL_EXEC_TIMEOUT`, `NCCL_SOCKET_TIMEOUT_MS` ->
-    `HCCL_CONNECT_TIMEOUT`, ...):
+    `NCCL_SOCKET_IFNAME` -> `HCCL_SOCKET_IFNAME`, `NCCL_BUFFSIZE` -> `HCCL_BUFFSIZE`, ...;
+    each row of the table names the documentation of both variables):
 
     - assignments: `export NAME=...` (also `declare -x`, `local`, `readonly`, several names
       in one `export`), plain `NAME=...`, and command prefixes `NAME=... cmd` including a
@@ -59,24 +59,26 @@ class CudaShellEnv(TextRule):
     - expansions `$NAME`, `${NAME}`, `${NAME:-0}`, `${#NAME}`, also inside double quotes
       and `$(...)`.
 
-    Where the units differ (`NCCL_SOCKET_TIMEOUT_MS` is in milliseconds,
-    `HCCL_CONNECT_TIMEOUT` in seconds) a literal integer value is scaled
-    (`360000` -> `360`); a value that is not a literal integer, or does not scale to a whole
-    number, is left as it is with a warning, and so is an expansion of such a variable.
-    `NCCL_*` variables the target does not map, and mapped ones with no equivalent
-    (`NCCL_DEBUG`, `CUDA_HOME`, ...), are reported where they are set, with the note the
-    target gives.
+    Where the units differ (`NCCL_BUFFSIZE` is in bytes, `HCCL_BUFFSIZE` in MB) a literal
+    integer value is scaled (`4194304` -> `4`); a value that is not a literal integer, or
+    does not scale to a whole number, is left as it is with a warning, and so is an
+    expansion of such a variable. `NCCL_*` variables the target does not map, and mapped
+    ones with no equivalent (`NCCL_DEBUG`, `CUDA_HOME`, ...), are reported where they are
+    set, with their value and the note the target gives. NCCL variables are mapped only
+    where the NCCL guide documents them and the HCCL guide a counterpart: `NCCL_TIMEOUT`
+    and `NCCL_SOCKET_TIMEOUT_MS`, common in launch scripts, are neither NCCL's nor
+    HCCL's, so they are reported and HCCL's own timeouts keep their defaults (no value is
+    guessed for them).
 
     Why: torch-npu and HCCL read their own variables: `CUDA_VISIBLE_DEVICES` does not hide
-    NPUs (so every process sees every card) and `NCCL_*` settings are ignored by HCCL, so
-    timeouts silently fall back to HCCL's defaults. `transfer_to_npu` does not touch the
-    environment.
+    NPUs (so every process sees every card) and `NCCL_*` settings are ignored by HCCL.
+    `transfer_to_npu` does not touch the environment.
 
-    Example: `export NCCL_SOCKET_TIMEOUT_MS=360000` -> `export HCCL_CONNECT_TIMEOUT=360`;
+    Example: `export NCCL_BUFFSIZE=4194304` -> `export HCCL_BUFFSIZE=4`;
     `CUDA_VISIBLE_DEVICES=${GPU_ID} \\` -> `ASCEND_RT_VISIBLE_DEVICES=${GPU_ID} \\`.
 
     Safety: safe for one-to-one renames; an edit whose mapping carries a note (other
-    semantics or units, e.g. the NCCL -> HCCL timeouts) is flagged needs review.
+    semantics or units, e.g. the NCCL -> HCCL buffer size) is flagged needs review.
 
     Limits (what is not rewritten):
 
@@ -98,13 +100,13 @@ class CudaShellEnv(TextRule):
     action = "host-setup"
     name = "cuda-shell-env"
     summary = (
-        "Rename CUDA/NCCL env variables in shell scripts (CUDA_VISIBLE_DEVICES, NCCL_* timeouts)."
+        "Rename CUDA/NCCL env variables in shell scripts (CUDA_VISIBLE_DEVICES, documented NCCL_*)."
     )
     trigger = Trigger(tokens=("CUDA", "NCCL"), unit=Unit.FILE, files=SCRIPT_PATTERNS)
     examples = (
         Example(
-            "export CUDA_VISIBLE_DEVICES=0,1\nexport NCCL_SOCKET_TIMEOUT_MS=360000\n",
-            "export ASCEND_RT_VISIBLE_DEVICES=0,1\nexport HCCL_CONNECT_TIMEOUT=360\n",
+            "export CUDA_VISIBLE_DEVICES=0,1\nexport NCCL_BUFFSIZE=4194304\n",
+            "export ASCEND_RT_VISIBLE_DEVICES=0,1\nexport HCCL_BUFFSIZE=4\n",
             "run.sh",
         ),
         Example(
@@ -239,10 +241,10 @@ class CudaShellEnv(TextRule):
         mapping = self.target.env_mapping(name)
         if mapping is None:
             return []
-        if mapping.target is None:
-            self._no_equivalent(word.start, mapping)
-            return []
         value = word.text[match.end() :]
+        if mapping.target is None:
+            self._no_equivalent(word.start, mapping, value)
+            return []
         note = f"; {mapping.note}" if mapping.note else ""
         if mapping.scale == 1:
             return [
@@ -278,10 +280,13 @@ class CudaShellEnv(TextRule):
             )
         ]
 
-    def _no_equivalent(self, offset: int, mapping: EnvMapping) -> None:
+    def _no_equivalent(self, offset: int, mapping: EnvMapping, value: str | None = None) -> None:
+        # The value is part of the report: it is what the user has to carry over by hand.
+        shown = f"={value}" if value else ""
+        device = fill("{DEVICE}", self.target)
         self._warn(
             offset,
-            f"{mapping.source} has no {fill('{DEVICE}', self.target)} equivalent",
+            f"{mapping.source}{shown} left as it is: no {device} equivalent",
             self._no_equivalent_hint(mapping),
         )
 
@@ -350,7 +355,7 @@ def _fraction(scale: float) -> Fraction:
 
 
 def _scale_hint(mapping: EnvMapping) -> str:
-    """`use HCCL_CONNECT_TIMEOUT with the value divided by 1000; <note>`."""
+    """`use HCCL_BUFFSIZE with the value divided by 1048576; <note>`."""
     factor = _fraction(mapping.scale)
     if factor.denominator == 1:
         change = f"multiplied by {factor.numerator}"

@@ -6,11 +6,14 @@ import ast
 import re
 import textwrap
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
 import libcst as cst
+import libcst.matchers as m
 
+from migrator import data
 from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
@@ -50,6 +53,7 @@ _TRAINER_RECEIVER = re.compile(r"trainer|runner|strategy")
 _MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
 _BUILD_MODULES = ("torch.utils.cpp_extension", "torch.utils.ffi")
 _CAUGHT = "(ImportError, RuntimeError, OSError)"
+_END = "End of the migration's set-up."
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 _MARK = "Added by the migration (entry-point-setup)"
 _NO_BREAK = "\u00a0"
@@ -182,7 +186,10 @@ def _is_named_or_launched(view: FileView) -> bool:
 def _may_be_entry(view: FileView) -> bool:
     # It acts (or reports) only on a named entry, a file with a main block, or one whose
     # top-level code does the training's work; library modules (most files that merely
-    # mention ".backward(") have none, and are then spared a whole-module pass.
+    # mention ".backward(") have none, and are then spared a whole-module pass. A block
+    # an earlier version wrote is always looked at: it is rewritten to the current form.
+    if _MARK in view.text:
+        return True
     if view.options.entry_points:
         return view.path in _named(view.options)
     if view.tree is None:
@@ -198,18 +205,23 @@ class EntryPointSetup(PythonRule):
     What it does: at the top of each entry script (after the module docstring and any
     `from __future__` imports, so before module-level code that builds an accelerator or a
     process group, as DiT4DiT's train.py does right after its imports) it adds one marked
-    `try` statement that imports `torch_npu`, `torch_npu.contrib.transfer_to_npu` (the
-    run-time safety net for CUDA calls the static rules did not rewrite) and
-    `from mx_driving.patcher import default_patcher_builder`. It catches `ImportError`,
-    `RuntimeError` and `OSError` (a torch_npu without CANN fails on `libhccl.so` or in its
-    backend loader) and warns with `warnings.warn`, so the script still imports and runs
-    where torch_npu is absent. `warnings` is imported inside the handler: the block stays
-    one statement, so imports other rules request land above it, never inside it. The
-    first statement of the `if __name__ == "__main__":` block then applies the patcher:
+    block. Its `try` statement imports `torch_npu` and `torch_npu.contrib.transfer_to_npu`
+    (the run-time safety net for CUDA calls the static rules did not rewrite); where they
+    cannot load (`ImportError`, and the `RuntimeError` / `OSError` of a torch_npu without
+    CANN, which fails on `libhccl.so` or in its backend loader) it raises one `ImportError`,
+    chained to the cause, that says what to do: source CANN's `set_env.sh` (the root and
+    per-user default paths) and install the torch-npu release matching the installed torch
+    (the release the run targeted is named). The script stops there, before it builds
+    anything on a device it does not have, instead of failing later far from the cause.
+    Where the patcher is wanted, a second `try` imports
+    `from mx_driving.patcher import default_patcher_builder` and sets it to None, silently,
+    only when mx_driving itself is not installed (a broken mx_driving still fails); the
+    first statement of the `if __name__ == "__main__":` block then applies it when present:
     `default_patcher_builder.build().__enter__()`, which is what the documented
     `with default_patcher_builder.build() as patcher: main()` does on entry (its exit undoes
     nothing), without re-indenting the user's main block (a one-line main block becomes an
-    indented one). Every name comes from the target.
+    indented one). No import statement sits at the block's top level, so imports other
+    rules request land above it, never inside it. Every name comes from the target.
 
     Entries: with `--entry FILE` (`RuleOptions.entry_points`, paths relative to the
     project root) exactly the named files are entries; `--no-entry FILE` is never one.
@@ -250,11 +262,17 @@ class EntryPointSetup(PythonRule):
     `mx-driving` adds it to every entry, `none` to none.
 
     Already migrated: a file that imports the runtime, the safety net or the patcher's
-    package anywhere (by hand or from an earlier run) is left alone, so the block is never
-    injected twice. `--no-transfer-to-npu` (`RuleOptions.transfer_to_npu=False`) leaves out
-    the safety net and also the patcher, because importing mx_driving imports
-    transfer_to_npu itself; where the patcher was wanted that omission is reported (asking
-    for both on the command line is a usage error).
+    package anywhere (by hand or from an earlier run) gets no second block. A block this
+    rule wrote, recognised by its marker comment on a `try` that imports only these modules
+    (every earlier version's form: the runtime alone, the guarded imports that warned and
+    ran on, with or without the patcher), is rewritten to the current form, with the
+    patcher added or dropped (its line in the main block too) as the options and the
+    project now ask; a block edited by hand (another import inside it) is the user's and
+    left alone, and so is a file named with `--no-entry`. `--no-transfer-to-npu`
+    (`RuleOptions.transfer_to_npu=False`) leaves out the safety net and also the patcher,
+    because importing mx_driving imports transfer_to_npu itself; where the patcher was
+    wanted that omission is reported (asking for both on the command line is a usage
+    error).
 
     Why: transfer_to_npu is the safety net behind the static migration: it maps the
     remaining `torch.cuda.*` calls, "cuda" device arguments and `init_process_group("nccl")`
@@ -266,22 +284,21 @@ class EntryPointSetup(PythonRule):
     norm; with torch-npu >= 2.5.1 `import torch` also loads it, and accelerate and
     DeepSpeed import it themselves, so that line mostly makes the dependency visible.
 
-    Example: see the examples below: a training script gains the guarded block under its
-    docstring and one patcher line at the top of its main block.
+    Example: see the examples below: a training script gains the block under its
+    docstring (and, with the patcher, one patcher line at the top of its main block).
 
-    Safety: needs review: transfer_to_npu disables `torch.jit.script` and reports Triton
-    as absent, and the patcher wraps `torch.Tensor.__getitem__` and `torch.matmul`
-    globally. The block is short and marked; delete it to undo.
+    Safety: needs review: the migrated entry no longer starts without a working torch_npu
+    (by design: on a CPU-only machine, run the unmigrated code); transfer_to_npu disables
+    `torch.jit.script` and reports Triton as absent, and the patcher wraps
+    `torch.Tensor.__getitem__` and `torch.matmul` globally. The block is short and marked;
+    delete it to undo.
     """
 
     code = "NPU030"
     # Annotated: NPU090 (npu-runtime-settings) subclasses this rule with its own action.
     action: ClassVar[ActionName] = "host-setup"
     name = "entry-point-setup"
-    summary = (
-        "Entry scripts import torch_npu and transfer_to_npu first (mx_driving's patcher in mmcv "
-        "projects)."
-    )
+    summary = "Entry scripts load torch_npu and transfer_to_npu first, or stop saying what to do."
     safety = Safety.REVIEW
     # A notebook is not launched as a script; its kernel imports what its cells import.
     trigger = Trigger(
@@ -297,6 +314,8 @@ class EntryPointSetup(PythonRule):
             ".fit(",
             ".train(",
             "run_training",
+            # The block an earlier version wrote, which is rewritten to the current form.
+            _MARK,
         ),
         unit=Unit.MODULE,
         notebooks=False,
@@ -314,16 +333,22 @@ class EntryPointSetup(PythonRule):
             '"""Train."""\n\n'
             "# Added by the migration (entry-point-setup): the npu runtime and its safety "
             "net load\n"
-            "# before anything builds a device, an accelerator or a process group. Where "
-            "they are\n"
-            "# missing the script warns and runs without them.\n"
+            "# before anything builds a device, an accelerator or a process group; where "
+            "they\n"
+            "# cannot, the script stops here and says what to do.\n"
             "try:\n"
             "    import torch_npu  # noqa: F401\n"
             "    import torch_npu.contrib.transfer_to_npu  # noqa: F401\n"
             "except (ImportError, RuntimeError, OSError) as error:\n"
-            "    import warnings\n"
-            '    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", '
-            "stacklevel=1)\n"
+            "    raise ImportError(\n"
+            '        "torch_npu did not load: source CANN\'s set_env.sh first "\n'
+            '        "(/usr/local/Ascend/ascend-toolkit/set_env.sh, or "\n'
+            '        "~/Ascend/ascend-toolkit/set_env.sh for a per-user install), and '
+            'install "\n'
+            '        "the torch-npu release that matches the installed torch (this '
+            'migration "\n'
+            '        "targeted torch-npu 2.7.1.post11, for torch 2.7.1)"\n'
+            "    ) from error\n"
             "# End of the migration's set-up.\n\n"
             "import torch\n\n\ndef main():\n    loss = torch.ones(1)\n"
             '    loss.backward()\n\n\nif __name__ == "__main__":\n'
@@ -463,6 +488,9 @@ class EntryPointSetup(PythonRule):
 
     # Deciding and editing --------------------------------------------------------
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        earlier = self._earlier_block(original_node.body)
+        if earlier is not None and self.ctx.path not in _paths(self.ctx.options.no_entry_points):
+            return self._refresh(original_node, updated_node, *earlier)
         if self._set_up:
             return updated_node
         reason = self._entry_reason()
@@ -561,9 +589,7 @@ class EntryPointSetup(PythonRule):
         target = self.target
         index = _insertion_index(original.body)
         anchor: cst.CSTNode = original.body[index] if index < len(original.body) else original
-        safety_net = self.ctx.options.transfer_to_npu
-        wanted = self._patcher_reason() is not None
-        with_patcher = safety_net and wanted
+        safety_net, with_patcher = self._wants()
         if with_patcher and target.patcher_name in self.ctx.bindings.names:
             self.warn(
                 anchor,
@@ -571,30 +597,42 @@ class EntryPointSetup(PythonRule):
                 f"import {target.runtime_module} and apply {target.patcher_module} by hand",
             )
             return updated
-        main = self._main
-        spans = [self.ctx.span(anchor)]
-        if main is not None:
-            spans.append(self.ctx.span(main.test))
-        if any(self.ctx.is_suppressed(self.code, first, last) for first, _, last in spans):
+        if self._suppressed(anchor):
             return updated
-
-        apply_at_top = with_patcher and main is None
-        block = self._top_block(safety_net, with_patcher, apply_at_top)
-        new_module = _splice(updated, index, block)
+        main_index = self._main_index(original)
+        new_module, block = self._install(updated, index, main_index, safety_net, with_patcher)
         pieces = [target.runtime_module]
         if safety_net:
             pieces.append(target.safety_net_module)
         if with_patcher:
-            pieces.append(f"{target.patcher_module}.{target.patcher_name}")
+            pieces.append(f"{target.patcher_module}.{target.patcher_name} (optional)")
         self.edit(
             anchor,
             anchor,
             anchor,
-            f"entry script ({reason}): guarded imports of {', '.join(pieces)} added here, "
-            "before anything builds a device, accelerator or process group"
-            + ("; the patcher is applied right after them" if apply_at_top else ""),
+            f"entry script ({reason}): imports of {', '.join(pieces)} added here, before "
+            "anything builds a device, accelerator or process group; where "
+            f"{target.runtime_module} cannot load, the script stops with what to do"
+            + ("; the patcher is applied right after them" if block.at_top else ""),
         )
-        if wanted and not with_patcher:
+        self._warn_patcher_left_out(anchor)
+        if self._main is not None and with_patcher:
+            self.edit(
+                self._main.test,
+                self._main.test,
+                self._main.test,
+                f"the {_package(target.patcher_module)} patcher is applied first in the main block",
+            )
+        return new_module
+
+    def _wants(self) -> tuple[bool, bool]:
+        """(the safety net, the patcher) for this entry, from the options and the project."""
+        safety_net = self.ctx.options.transfer_to_npu
+        return safety_net, safety_net and self._patcher_reason() is not None
+
+    def _warn_patcher_left_out(self, anchor: cst.CSTNode) -> None:
+        target = self.target
+        if self._patcher_reason() is not None and not self.ctx.options.transfer_to_npu:
             self.warn(
                 anchor,
                 f"{target.patcher_module} left out: importing it loads "
@@ -602,65 +640,232 @@ class EntryPointSetup(PythonRule):
                 f"add `from {target.patcher_module} import {target.patcher_name}` by hand if "
                 "its patches are needed",
             )
-        if main is not None and with_patcher:
+
+    def _suppressed(self, anchor: cst.CSTNode) -> bool:
+        spans = [self.ctx.span(anchor)]
+        if self._main is not None:
+            spans.append(self.ctx.span(self._main.test))
+        return any(self.ctx.is_suppressed(self.code, first, last) for first, _, last in spans)
+
+    def _main_index(self, module: cst.Module) -> int | None:
+        main = self._main
+        return next((i for i, s in enumerate(module.body) if s is main), None)
+
+    def _install(
+        self,
+        module: cst.Module,
+        index: int,
+        main_index: int | None,
+        safety_net: bool,
+        with_patcher: bool,
+    ) -> tuple[cst.Module, _Block]:
+        """`module` with the set-up block inserted before statement `index` and, where the
+        patcher is wanted, applied first in the main block (statement `main_index`)."""
+        at_top = with_patcher and main_index is None
+        block = self._top_block(safety_net, with_patcher, at_top)
+        new_module = _splice(module, index, block)
+        if main_index is not None and with_patcher:
             body = list(new_module.body)
-            position = next(i for i, s in enumerate(original.body) if s is main) + len(block)
+            position = main_index + len(block)
             updated_main = body[position]
             assert isinstance(updated_main, cst.If)
             body[position] = self._apply_in_main(updated_main)
             new_module = new_module.with_changes(body=body)
-            self.edit(
-                main.test,
-                main.test,
-                main.test,
-                f"the {target.patcher_module.split('.', 1)[0]} patcher is applied first "
-                "in the main block",
+        return new_module, _Block(len(block), at_top)
+
+    # An earlier version's block ------------------------------------------------------
+    def _earlier_block(self, body: Sequence[Statement]) -> tuple[int, int] | None:
+        """(first, end) of the top-level statements of a set-up block this rule wrote (its
+        marker comment on a `try` that imports only the set-up modules), or None."""
+        for first, statement in enumerate(body):
+            if (
+                isinstance(statement, cst.Try)
+                and _marked(statement)
+                and self._imports_setup(statement)
+            ):
+                end = first + 1
+                while end < len(body) and not _ends_block(body[end]) and self._ours(body[end]):
+                    end += 1
+                return first, end
+        return None
+
+    def _ours(self, statement: cst.BaseStatement) -> bool:
+        if isinstance(statement, cst.Try):
+            return self._imports_setup(statement)
+        return self._is_application(statement)
+
+    def _imports_setup(self, statement: cst.Try) -> bool:
+        """A `try` whose body only imports the runtime, its safety net or the patcher."""
+        setup = (self.target.runtime_module, self.target.patcher_module)
+        lines = statement.body.body
+        return bool(lines) and all(
+            isinstance(line, cst.SimpleStatementLine)
+            and all(
+                (
+                    isinstance(small, cst.Import)
+                    and all(
+                        (dotted_name(alias.name) or "").split(".", 1)[0]
+                        == self.target.runtime_module
+                        for alias in small.names
+                    )
+                )
+                or (
+                    isinstance(small, cst.ImportFrom)
+                    and small.module is not None
+                    and (dotted_name(small.module) or "") in setup
+                )
+                for small in line.body
             )
+            for line in lines
+        )
+
+    def _is_application(self, statement: cst.BaseStatement) -> bool:
+        """The patcher applied by this rule: `if <patcher> is not None:` under its marker."""
+        name = self.target.patcher_name
+        return (
+            isinstance(statement, cst.If)
+            and _marked(statement)
+            and m.matches(
+                statement.test,
+                m.Comparison(
+                    left=m.Name(name),
+                    comparisons=[m.ComparisonTarget(m.IsNot(), m.Name("None"))],
+                ),
+            )
+        )
+
+    def _had_patcher(self, statements: Sequence[cst.BaseStatement]) -> bool:
+        return any(
+            isinstance(node, cst.ImportFrom)
+            and node.module is not None
+            and dotted_name(node.module) == self.target.patcher_module
+            for statement in statements
+            if isinstance(statement, cst.Try)
+            for line in statement.body.body
+            if isinstance(line, cst.SimpleStatementLine)
+            for node in line.body
+        )
+
+    def _refresh(
+        self, original: cst.Module, updated: cst.Module, first: int, end: int
+    ) -> cst.Module:
+        """Rewrite an earlier version's set-up block (and its patcher line in the main
+        block) to the current form; nothing when it already is."""
+        target = self.target
+        anchor = original.body[first]
+        if self._suppressed(anchor):
+            return updated
+        safety_net, with_patcher = self._wants()
+        had_patcher = self._had_patcher(original.body[first:end])
+        body = list(updated.body)
+        if end < len(body):
+            body[end] = _without_end_marker(body[end])
+        main_index = self._main_index(original)
+        if main_index is not None:
+            main = body[main_index]
+            assert isinstance(main, cst.If)
+            body[main_index] = self._without_application(main)
+            main_index -= end - first
+        # Comments of the user's own above the block stay above it.
+        kept = [line for line in _before_marker(body[first]) if line.comment is not None]
+        stripped = updated.with_changes(body=[*body[:first], *body[end:]])
+        new_module, _ = self._install(stripped, first, main_index, safety_net, with_patcher)
+        if kept:
+            new_body = list(new_module.body)
+            new_body[first] = new_body[first].with_changes(
+                leading_lines=[*kept, *new_body[first].leading_lines]
+            )
+            new_module = new_module.with_changes(body=new_body)
+        if new_module.code == updated.code:
+            return updated
+        why = ""
+        if had_patcher and not with_patcher:
+            why = f"; {_package(target.patcher_module)}'s patcher dropped ({self._no_patcher()})"
+        self.edit(
+            anchor,
+            anchor,
+            anchor,
+            "set-up block written by an earlier version of the migration rewritten to the "
+            f"current form: where {target.runtime_module} cannot load, the script stops with "
+            f"what to do{why}",
+        )
+        self._warn_patcher_left_out(anchor)
         return new_module
+
+    def _no_patcher(self) -> str:
+        if not self.ctx.options.transfer_to_npu:
+            return f"{self.target.safety_net_module} is turned off"
+        if self.ctx.options.patcher == "none":
+            return "--patcher none"
+        return "the project imports none of " + ", ".join(_MM_PACKAGES)
+
+    def _without_application(self, main: cst.If) -> cst.If:
+        if not isinstance(main.body, cst.IndentedBlock):
+            return main
+        lines = list(main.body.body)
+        if lines and self._is_application(lines[0]) and len(lines) > 1:
+            return main.with_changes(body=main.body.with_changes(body=lines[1:]))
+        return main
 
     def _top_block(
         self, safety_net: bool, with_patcher: bool, apply_at_top: bool
     ) -> list[Statement]:
         target = self.target
-        package = target.patcher_module.split(".", 1)[0]
+        package = _package(target.patcher_module)
         imports = [f"    import {target.runtime_module}  # noqa: F401"]
-        fallback = []
-        what = f"the {target.name} runtime loads"
+        what, subject = f"the {target.name} runtime loads", "it cannot"
         if safety_net:
             imports.append(f"    import {target.safety_net_module}  # noqa: F401")
-            what = f"the {target.name} runtime and its safety net load"
-        if with_patcher:
-            imports.append(f"    from {target.patcher_module} import {target.patcher_name}")
-            fallback = [f"    {target.patcher_name} = None"]
-            what = f"the {target.name} runtime, its safety net and the {package} patcher load"
-        subject, pronoun = ("they are", "them") if safety_net else ("it is", "it")
-        comment = _wrap(
+            what, subject = f"the {target.name} runtime and its safety net load", "they cannot"
+        text = (
             f"{_MARK}: {what} before anything builds a device, an accelerator or a process "
-            f"group. Where {subject} missing the script warns and runs without {pronoun}."
+            f"group; where {subject}, the script stops here and says what to do."
         )
-        # One statement, `warnings` imported where it is used: imports that other rules
-        # request are added by the engine after the file's first import statement, which
+        if with_patcher:
+            text += (
+                f" The {package} patcher is optional: without {package} the script runs unpatched."
+            )
+        # No import statement at the top level of the block: imports that other rules
+        # request are added by the engine after the file's last top-level import, which
         # must not be inside this block.
-        code = "\n".join(
-            [
+        lines = [
+            "try:",
+            *imports,
+            f"except {_CAUGHT} as error:",
+            "    raise ImportError(",
+            *(f"        {_quoted(piece)}" for piece in _pieces(self._failure())),
+            "    ) from error",
+        ]
+        if with_patcher:
+            lines += [
                 "try:",
-                *imports,
-                f"except {_CAUGHT} as error:",
-                "    import warnings",
-                *fallback,
-                f'    warnings.warn(f"{target.name} set-up incomplete, running without it: '
-                '{error!r}", stacklevel=1)',
-                "",
+                f"    from {target.patcher_module} import {target.patcher_name}",
+                "except ModuleNotFoundError as error:",
+                f'    if error.name != "{package}":',
+                "        raise",
+                f"    {target.patcher_name} = None",
             ]
-        )
-        statements = list(cst.parse_module(code).body)
-        statements[0] = statements[0].with_changes(leading_lines=_comment_lines(comment))
+        statements = list(cst.parse_module("\n".join([*lines, ""])).body)
+        statements[0] = statements[0].with_changes(leading_lines=_comment_lines(_wrap(text)))
         if apply_at_top:
             statements.append(self._patcher_statement())
         return statements
 
+    def _failure(self) -> str:
+        """What the stopped script says: how to set up the runtime, and which to install."""
+        target = self.target
+        release = self.ctx.project.target_release.version
+        torch_version = data.torch_npu_release(release).torch_version
+        setup = f"{target.runtime_setup}, and " if target.runtime_setup else ""
+        return (
+            f"{target.runtime_module} did not load: {setup}install the "
+            f"{target.runtime_requirement} release that matches the installed torch (this "
+            f"migration targeted {target.runtime_requirement} {release}, for torch "
+            f"{torch_version})"
+        )
+
     def _patcher_statement(self) -> Statement:
-        package = self.target.patcher_module.split(".", 1)[0]
+        package = _package(self.target.patcher_module)
         name = self.target.patcher_name
         statement = cst.parse_module(
             f"if {name} is not None:\n    {name}.build().__enter__()\n"
@@ -701,10 +906,66 @@ def _splice(module: cst.Module, index: int, block: list[Statement]) -> cst.Modul
         following = body[index]
         lines = [*moved, *following.leading_lines]
         spacer = [] if lines and lines[0].comment is None else [cst.EmptyLine()]
-        end = _comment_lines(["End of the migration's set-up."])
+        end = _comment_lines([_END])
         body[index] = following.with_changes(leading_lines=[*end, *spacer, *lines])
     body[index:index] = block
     return module.with_changes(header=header, body=body)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """The statements inserted at the top, and whether the patcher is applied among them."""
+
+    size: int
+    at_top: bool
+
+
+def _package(module: str) -> str:
+    return module.split(".", 1)[0]
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` in pieces of at most 72 characters, cut after a space, that join back to it."""
+    return textwrap.wrap(
+        text, width=72, break_long_words=False, break_on_hyphens=False, drop_whitespace=False
+    )
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _marked(statement: Statement) -> bool:
+    return any(
+        line.comment is not None and line.comment.value.startswith(f"# {_MARK}")
+        for line in statement.leading_lines
+    )
+
+
+def _before_marker(statement: Statement) -> list[cst.EmptyLine]:
+    lines = list(statement.leading_lines)
+    for position, line in enumerate(lines):
+        if line.comment is not None and line.comment.value.startswith(f"# {_MARK}"):
+            return lines[:position]
+    return lines
+
+
+def _ends_block(statement: Statement) -> bool:
+    return any(
+        line.comment is not None and line.comment.value == f"# {_END}"
+        for line in statement.leading_lines
+    )
+
+
+def _without_end_marker(statement: Statement) -> Statement:
+    """The statement after the block without the end marker and the blank line under it
+    (inserting the block again puts both back)."""
+    lines = list(statement.leading_lines)
+    if lines and lines[0].comment is not None and lines[0].comment.value == f"# {_END}":
+        lines = lines[1:]
+        if lines and lines[0].comment is None:
+            lines = lines[1:]
+    return statement.with_changes(leading_lines=lines)
 
 
 def _is_optimizer(name: str) -> bool:

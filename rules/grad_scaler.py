@@ -9,6 +9,7 @@ from migrator.analysis.cst_helpers import (
     add_keyword,
     device_literal,
     find_arg,
+    string_value,
 )
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import LiteralMarks
@@ -32,7 +33,9 @@ class GradScaler(LiteralMarks):
     - `torch.amp.GradScaler()` without a device argument gets `device="npu"`, because the
       device defaults to "cuda".
 
-    `from torch.cuda.amp import GradScaler` is NPU012's (it moves the whole import).
+    `from torch.cuda.amp import GradScaler` becomes `from torch.amp import GradScaler`
+    (NPU012 moves the import) and each call of that name gets the device first, as above:
+    `GradScaler(init_scale=1024)` -> `GradScaler("npu", init_scale=1024)`.
 
     Why: `transfer_to_npu` does not rewrite gradient scalers. A scaler built for "cuda" on an
     Ascend host warns that CUDA is not available and disables itself, so fp16 training runs
@@ -51,7 +54,9 @@ class GradScaler(LiteralMarks):
     scalers already built for the NPU. A call that passes `**kwargs` and no device is
     reported (the device may be among the kwargs).
 
-    Safety: safe.
+    Safety: safe. A call of a name imported from `torch.cuda.amp` also asks for
+    `from torch.amp import GradScaler` (under the same name), so it stays right where
+    NPU012, which moves that import, is not selected.
     """
 
     code = "NPU013"
@@ -86,6 +91,23 @@ class GradScaler(LiteralMarks):
         self, node: cst.BaseExpression, *, prefix: bool = False
     ) -> tuple[cst.SimpleString | cst.FormattedString, str] | None:
         return device_literal(node, self.target.source_device_type, self.target.device_type)
+
+    def _imported_cuda_scaler(self, node: cst.BaseExpression) -> bool:
+        """A name imported from torch.cuda.amp (`GradScaler`, `GS`): NPU012 moves that
+        import to torch.amp, so the call takes torch.amp's device argument first."""
+        source = self.target.source_device_type
+        return (
+            isinstance(node, cst.Name) and self.qualname(node) == f"torch.{source}.amp.GradScaler"
+        )
+
+    def _names_a_device(self, call: cst.Call) -> bool:
+        """The first argument is already a device string (a second run, or by hand)."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star:
+            return False
+        value = string_value(first.value)
+        devices = (self.target.device_type, self.target.source_device_type)
+        return value is not None and value.split(":", 1)[0] in devices
 
     # torch.cuda.amp.GradScaler ------------------------------------------------------
     def _cuda_amp_chain(self, node: cst.BaseExpression) -> bool:
@@ -142,7 +164,7 @@ class GradScaler(LiteralMarks):
 
     # torch.amp.GradScaler(device) ----------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        if self._cuda_amp_chain(node.func):
+        if self._cuda_amp_chain(node.func) or self._imported_cuda_scaler(node.func):
             self._called.add(id(node.func))
             return
         if self.qualname(node.func) not in GRAD_SCALER_CALLS:
@@ -161,6 +183,13 @@ class GradScaler(LiteralMarks):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if id(original_node.func) in self._called:
             self._called.discard(id(original_node.func))
+            if isinstance(original_node.func, cst.Name):
+                if self._names_a_device(original_node):
+                    return updated_node
+                # The name must be torch.amp's scaler: NPU012 moves the import, and this
+                # request (merged with that import) keeps the call right without NPU012.
+                name = original_node.func.value
+                self.add_import("torch.amp", "GradScaler", None if name == "GradScaler" else name)
             return self._device_first(original_node, updated_node)
         if self.qualname(original_node.func) not in GRAD_SCALER_CALLS:
             return updated_node
@@ -177,10 +206,18 @@ class GradScaler(LiteralMarks):
         first = cst.Arg(value=cst.SimpleString(f'"{device}"'), comma=_first_comma(updated_node))
         replacement = updated_node.with_changes(args=[first, *updated_node.args])
         source = self.target.source_device_type
-        message = (
-            f'torch.{source}.amp.GradScaler(...) -> torch.amp.GradScaler("{device}", ...) '
-            "(torch's scaler, safe with fused optimizers)"
-        )
+        if isinstance(original_node.func, cst.Name):
+            # A name imported from torch.cuda.amp, whose import NPU012 moves to torch.amp.
+            name = original_node.func.value
+            message = (
+                f'{name}(...) -> {name}("{device}", ...): torch.amp.GradScaler, torch\'s '
+                "scaler (safe with fused optimizers)"
+            )
+        else:
+            message = (
+                f'torch.{source}.amp.GradScaler(...) -> torch.amp.GradScaler("{device}", ...) '
+                "(torch's scaler, safe with fused optimizers)"
+            )
         return self.edit(original_node, updated_node, replacement, message)
 
 

@@ -6,11 +6,14 @@ import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
+from migrator.core.model import Safety
 
 # What the flags default to, so the message can say whether behaviour changes.
 _DEFAULTS = {
-    "matmul": "off by default there, as TF32 matmul is on CUDA since torch 1.12",
-    "conv": "on by default there, as TF32 cuDNN convolution is on CUDA",
+    "matmul": "HF32 matmul is off by default on the NPU; TF32 matmul is off by default on "
+    "CUDA since torch 1.12",
+    "conv": "HF32 convolution is on by default on the NPU; cuDNN's TF32 convolution is on by "
+    "default on CUDA",
 }
 
 
@@ -35,9 +38,11 @@ class Tf32Flag(PythonRule):
     Why: `transfer_to_npu` does not touch `torch.backends`, and the CUDA flags do nothing on
     an Ascend host, so code that turns TF32 on (for speed) or off (for exact fp32) silently
     loses that choice. The NPU's reduced-precision fp32 format is HF32, switched separately
-    for matmul and convolution. Defaults: HF32 matmul is off and HF32 convolution is on,
-    matching CUDA's TF32 defaults, so unchanged code keeps its precision; the message says
-    which default applies.
+    for matmul and convolution. Defaults: on CUDA, TF32 matmul is off by default since
+    torch 1.12 (`torch.backends.cuda.matmul.allow_tf32 = False`) and cuDNN's TF32
+    convolution is on (`torch.backends.cudnn.allow_tf32 = True`); on the NPU HF32 matmul is
+    off and HF32 convolution on, the same choice, so code that sets no flag keeps its
+    precision. The message says which default applies.
 
     Example: `torch.backends.cuda.matmul.allow_tf32 = True` ->
     `torch.npu.matmul.allow_hf32 = True`.
@@ -45,12 +50,14 @@ class Tf32Flag(PythonRule):
     Left alone: other `torch.backends.cuda` and `torch.backends.cudnn` settings (NPU015
     reports the cuDNN ones), and a parameter or local named `torch`.
 
-    Safety: safe. HF32 and TF32 are not bit-identical formats: results within TF32's
-    tolerance may still differ in the last bits.
+    Safety: needs review: HF32 and TF32 are not bit-identical formats, so results within
+    TF32's tolerance may still differ in the last bits; check the numbers where the flag
+    was set for exact fp32 or for speed.
     """
 
     code = "NPU014"
     action = "port-code"
+    safety = Safety.REVIEW
     name = "tf32-flag"
     summary = (
         "TF32 switches (torch.backends.cuda.matmul / cudnn .allow_tf32) to the NPU's HF32 switches."

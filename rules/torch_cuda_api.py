@@ -20,6 +20,7 @@ _AMP_OTHER_RULES = frozenset({"autocast", "GradScaler"})
 # torch's name for a stream's raw handle (torch_npu's streams call it `npu_stream`); the
 # target's name is spelled the same way from its device type.
 _STREAM_HANDLE = "cuda_stream"
+_SCALER = "GradScaler"
 
 
 def _replace_in_chain(
@@ -147,6 +148,8 @@ class TorchCudaApi(PythonRule):
         self._gates: set[int] = set()
         # `.cuda_stream` handles being renamed (their receivers may change too).
         self._handles: set[int] = set()
+        # Imports from torch.cuda.amp whose GradScaler moved to an import of its own.
+        self._scaler_moves: dict[int, str] = {}
 
     # Where an api goes --------------------------------------------------------------
     def _source(self) -> str:
@@ -197,23 +200,32 @@ class TorchCudaApi(PythonRule):
             return False
         names = [dotted_name(alias.name) or "" for alias in node.names]
         prefix = [] if module == source else ["amp"]
-        # `from torch.cuda.amp import GradScaler` moves with its module (torch.npu.amp has
-        # the same names); only a name of torch.cuda itself can belong to another rule
+        original = node
+        if prefix and _SCALER in names:
+            rest = self._scaler_import(node, module)
+            if rest is None:
+                return False
+            assert not isinstance(rest.names, cst.ImportStar) and rest.module is not None
+            node = rest
+            names = [dotted_name(alias.name) or "" for alias in rest.names]
+        # Other names of torch.cuda.amp move with their module (torch.npu.amp has the same
+        # names); only a name of torch.cuda itself can belong to another rule
         # (`from torch.cuda import graph` stays with the CUDA-graph rule).
         elsewhere = [n for n in names if not prefix and self._owned_elsewhere([n])]
         known = [n for n in names if n not in elsewhere and self._known([*prefix, n][0])]
         unknown = [n for n in names if n not in known and n not in elsewhere]
         for name in unknown:
-            self._unknown(node, ".".join([*prefix, name]))
+            self._unknown(original, ".".join([*prefix, name]))
         if known and len(known) < len(names):
             self.warn(
-                node,
+                original,
                 f"this import mixes {source} names that have a torch.{self.target.device_type} "
                 f"counterpart ({', '.join(known)}) with others; left as it is",
                 f"import {', '.join(known)} from "
                 f"torch.{self.target.device_type}{'.amp' if prefix else ''} on a line of its own",
             )
         elif known:
+            assert node.module is not None
             new_module = attribute_chain(
                 node.module, {self.target.source_device_type: self.target.device_type}, 0
             )
@@ -222,17 +234,45 @@ class TorchCudaApi(PythonRule):
                 f"from {module} import -> from "
                 f"torch.{self.target.device_type}{module[len(source) :]} import"
             )
-            self._rewrites[id(node)] = (node.with_changes(module=new_module), message, False)
+            self._rewrites[id(original)] = (node.with_changes(module=new_module), message, False)
         return False
+
+    def _scaler_import(self, node: cst.ImportFrom, module: str) -> cst.ImportFrom | None:
+        """`from torch.cuda.amp import GradScaler` -> `from torch.amp import GradScaler`:
+        torch's own scaler, the current API (torch.npu.amp's is deprecated and breaks fused
+        optimizers at `scaler.step()`); NPU013 then gives its calls the device. Beside other
+        names, GradScaler gets an import of its own and the rest is returned to move on;
+        None when GradScaler was the only name."""
+        assert not isinstance(node.names, cst.ImportStar)
+        scaler = next(a for a in node.names if dotted_name(a.name) == _SCALER)
+        asname = scaler.asname.name if scaler.asname is not None else None
+        alias = asname.value if isinstance(asname, cst.Name) else None
+        shown = f"{_SCALER} as {alias}" if alias else _SCALER
+        message = (
+            f"from {module} import {shown} -> from torch.amp import {shown} (torch's own "
+            "scaler, the current API)"
+        )
+        if len(node.names) == 1:
+            replacement = node.with_changes(module=cst.parse_expression("torch.amp"))
+            self._rewrites[id(node)] = (replacement, message, False)
+            return None
+        self.add_import("torch.amp", _SCALER, alias)
+        rest = [a for a in node.names if a is not scaler]
+        rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        self._scaler_moves[id(node)] = message
+        return node.with_changes(names=rest)
 
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom:
         found = self._rewrites.pop(id(original_node), None)
+        moved = self._scaler_moves.pop(id(original_node), None)
         if found is None:
             return updated_node
         replacement, message, _ = found
         assert isinstance(replacement, cst.ImportFrom)
+        if moved is not None:
+            message = f"{moved}; {message}"
         return self.edit(original_node, updated_node, replacement, message)
 
     # Uses ---------------------------------------------------------------------------

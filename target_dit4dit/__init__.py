@@ -39,8 +39,11 @@ PROFILES = (
         device_entries=False,
         # No config of DiT4DiT names a CUDA device (its device choice lives in code and
         # the accelerate/DeepSpeed configs), and its migrated tree is pinned byte for byte:
-        # config-device-value would only make more files candidates.
-        leaves_out=("NPU120",),
+        # config-device-value would only make more files candidates. The profile writes
+        # the Ascend host's requirements to requirements-npu.txt (DIT093), so
+        # requirements.txt stays the CUDA lock it is: cuda-requirements (NPU102) would
+        # leave it neither that nor an NPU one (CUDA pins gone, torch moved).
+        leaves_out=("NPU120", "NPU102"),
     ),
 )
 

@@ -18,6 +18,7 @@ from migrator.analysis.statements import (
 from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger, Unit
+from migrator.core.model import Safety
 from target_dit4dit import FRAMEWORK
 
 MASK = "action_mask"
@@ -71,7 +72,9 @@ class ActionMaskSlice(InsertsIntoFunctions, PythonRule):
     Example: after `action_mask = torch.from_numpy(np.stack(action_mask)).to(device)` the rule
     inserts `action_mask = action_mask[:, -(self.future_action_window_size+1):]`.
 
-    Safety: safe: a no-op when data and config agree, a fix when the data is longer.
+    Safety: needs review: a no-op when data and config agree, but where the data is longer
+    it changes which steps the training loss counts, which is the model's maths, not the
+    device port (the report lists it apart).
 
     Caveats: the rule leaves `forward` alone when the mask is already sliced anywhere in it.
     It warns, instead of editing, when `forward`, the target slice or the mask is missing,
@@ -89,6 +92,7 @@ class ActionMaskSlice(InsertsIntoFunctions, PythonRule):
         tokens=(MASK,), unit=Unit.MODULE, paths=(FRAMEWORK,), always=expected_in_paths
     )
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
+    safety = Safety.REVIEW
     priority = 800
     examples = (
         Example(

@@ -14,6 +14,7 @@ from migrator.analysis.statements import (
 from migrator.contract.expected import expected_in_paths, not_found
 from migrator.contract.rule import Example, PythonRule
 from migrator.contract.trigger import Trigger, Unit
+from migrator.core.model import Safety
 from target_dit4dit import TRAINER
 
 FUNCTION = "eval_action_model"
@@ -68,7 +69,9 @@ class EvalActionAlignment(InsertsIntoFunctions, PythonRule):
     is a data/config mismatch, the same on every device. When the lengths agree the slices
     keep everything.
 
-    Safety: safe: a no-op when the lengths agree, a fix when the data is longer.
+    Safety: needs review: a no-op when the lengths agree, but where the data is longer it
+    changes which steps the evaluation error counts, which is the model's maths, not the
+    device port (the report lists it apart).
 
     Caveats: only a masked error whose ground truth and mask are plain names that hold
     arrays (`actions = np.array(actions)`) at that point is edited; a name already sliced
@@ -87,6 +90,7 @@ class EvalActionAlignment(InsertsIntoFunctions, PythonRule):
         tokens=(FUNCTION,), unit=Unit.MODULE, paths=(TRAINER,), always=expected_in_paths
     )
     # Runs after the rules that keep line counts, so their reports name the file's own lines.
+    safety = Safety.REVIEW
     priority = 800
     examples = (
         Example(

@@ -9,6 +9,7 @@ that does, or one that finds it edited, keeps it and says so.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from migrator import __version__
 from migrator.contract.profile import StepInput
-from migrator.core.model import FileResult, RunSummary, Status
+from migrator.core.model import FileResult, Kind, RunSummary, Status
 from migrator.output.report import markdown_sections
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import is_dit4dit, kept
@@ -91,9 +92,12 @@ bash {launch_script.PATH} -- --trainer.max_train_steps 100   # train.py flags af
 Start with ZeRO-2: it changes the least. ZeRO-3 shards the parameters too, for larger
 batches. The script refuses more processes than visible NPUs (HCCL allows one rank per
 device), finds torch's and torch_npu's libraries for `LD_LIBRARY_PATH` from the active
-Python at run time, sources CANN's `set_env.sh` if that has not been done, keeps the
+Python at run time and runs accelerate with that same Python, sources CANN's `set_env.sh`
+if that has not been done (and stops when it finds none), keeps the
 text encoder and the VAE frozen (`--trainer.freeze_modules`, as the shipped scripts do),
-and logs to `results/Checkpoints/<run id>/train_npu.log`. It sets, unless the
+and logs to `results/Checkpoints/<run id>/train_npu.log`; when a run fails it names
+that log and CANN's (`~/ascend/log`; `ASCEND_GLOBAL_LOG_LEVEL=1` logs more). It sets,
+unless the
 environment already does:
 
 | variable | value | why |
@@ -101,9 +105,12 @@ environment already does:
 | `TASK_QUEUE_ENABLE` | `2` | the operator dispatch queue (level 2), not an HCCL setting |
 | `PYTORCH_NPU_ALLOC_CONF` | `expandable_segments:True` | less memory lost to fragmentation |
 | `CPU_AFFINITY_CONF` | `1` | binds each rank to the CPU cores near its NPU |
-| `HCCL_CONNECT_TIMEOUT` | `360` | seconds to set up links (upstream asks NCCL for 360 s) |
-| `HCCL_EXEC_TIMEOUT` | `10000` | seconds a collective may wait (upstream's NCCL_TIMEOUT) |
 | `WANDB_MODE` | `offline` | training hosts rarely reach wandb; `wandb sync` later |
+
+HCCL's own timeouts keep their defaults: upstream's `NCCL_TIMEOUT` and
+`NCCL_SOCKET_TIMEOUT_MS` are not NCCL variables (they set nothing on CUDA either), so no
+HCCL value is derived from them. Set `HCCL_CONNECT_TIMEOUT` / `HCCL_EXEC_TIMEOUT` in the
+environment only if a run needs longer.
 
 The ZeRO switch works only if `DiT4DiT/training/train.py` builds `DeepSpeedPlugin()`
 without `hf_ds_config` (otherwise the JSON named there wins over the accelerate config):
@@ -134,11 +141,53 @@ def _generated_table(results: Sequence[FileResult]) -> list[str]:
     return [*lines, ""]
 
 
+# Edits that change what the loss and the evaluation count (a data/config mismatch fixed
+# on the way), not the device port: listed on their own, for a person to judge first.
+# DIT003 (action_mask_slice) and DIT004 (eval_action_alignment); those modules import this
+# package's __init__, which imports this one, so the codes are spelled here (a test checks).
+MATHS_CODES = ("DIT003", "DIT004")
+
+
+def _maths_section(results: Sequence[FileResult]) -> list[str]:
+    edits = [c for r in results for c in r.changes if c.code in MATHS_CODES]
+    if not edits:
+        return []
+    return [
+        "## Edits to the model's loss and eval maths (review first; not the device port)",
+        "",
+        "They fix a data/config mismatch that fails the same way on any device (16-step "
+        "data, 8 predicted steps): where the data is longer than the prediction they change "
+        "which steps the training loss and the evaluation error count. They are not listed "
+        "in the tables below.",
+        "",
+        "| file | line | code | edit |",
+        "|---|---|---|---|",
+        *(f"| `{c.path}` | {c.line} | {c.code} | {_cell(c.message)} |" for c in edits),
+        "",
+    ]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _without_maths(result: FileResult) -> FileResult:
+    findings = tuple(
+        f for f in result.findings if not (f.kind is Kind.EDIT and f.code in MATHS_CODES)
+    )
+    if len(findings) == len(result.findings):
+        return result
+    return dataclasses.replace(result, findings=findings)
+
+
 def render(results: Sequence[FileResult]) -> str:
     summary = RunSummary()
     for result in results:
         summary.add(result)
         summary.results.append(result)
+    # The device port's tables, without the maths edits listed apart above them.
+    port = RunSummary()
+    port.results.extend(_without_maths(result) for result in results)
     lines = [
         "# NPU migration of DiT4DiT",
         "",
@@ -149,7 +198,8 @@ def render(results: Sequence[FileResult]) -> str:
         "",
         f"**Summary:** {summary.line()}.",
         "",
-        *markdown_sections(summary, ()),
+        *_maths_section(results),
+        *markdown_sections(port, ()),
         *_generated_table(results),
     ]
     return "\n".join(lines) + "\n" + NEXT_STEPS

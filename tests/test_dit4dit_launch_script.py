@@ -17,12 +17,22 @@ from target_dit4dit.generated import template
 SCRIPT = template("train_npu.sh")
 FREEZE = "backbone_interface.extractor.text_encoder,backbone_interface.extractor.vae"
 
-ACCELERATE_STUB = """#!/bin/sh
-printf '%s\\n' "$@" > "$RECORD/accelerate.args"
-env > "$RECORD/accelerate.env"
-pwd > "$RECORD/accelerate.cwd"
-echo "training output"
-exit "${FAKE_ACCELERATE_EXIT:-0}"
+# `python -m accelerate.commands.launch`: the script runs accelerate with the interpreter
+# that found torch and torch_npu. A bare `accelerate` on PATH must not be used.
+ACCELERATE_LAUNCH = """import os, sys
+record = os.environ["RECORD"]
+with open(os.path.join(record, "accelerate.args"), "w") as out:
+    out.write("".join(arg + "\\n" for arg in sys.argv[1:]))
+with open(os.path.join(record, "accelerate.env"), "w") as out:
+    out.write("".join(f"{k}={v}\\n" for k, v in os.environ.items()))
+with open(os.path.join(record, "accelerate.cwd"), "w") as out:
+    out.write(os.getcwd() + "\\n")
+print("training output", flush=True)
+sys.exit(int(os.environ.get("FAKE_ACCELERATE_EXIT", "0")))
+"""
+WRONG_ACCELERATE = """#!/bin/sh
+echo "the accelerate on PATH must not run" >&2
+exit 99
 """
 NPU_SMI_STUB = """#!/bin/sh
 echo "$*" >> "$RECORD/npu-smi.calls"
@@ -92,13 +102,20 @@ def launcher(tmp_path: Path) -> Launcher:
         (configs / f"npu_zero{stage}.yaml").write_bytes(template(f"npu_zero{stage}.yaml"))
     stubs = tmp_path / "bin"
     stubs.mkdir()
-    _executable(stubs / "accelerate", ACCELERATE_STUB)
+    _executable(stubs / "accelerate", WRONG_ACCELERATE)
     _executable(stubs / "npu-smi", NPU_SMI_STUB)
     _executable(stubs / "python", PYTHON_STUB)
     site = tmp_path / "site"
     for package in ("torch", "torch_npu"):
         (site / package / "lib").mkdir(parents=True)
         (site / package / "__init__.py").write_text(BROKEN_PACKAGE)
+    (site / "accelerate/commands").mkdir(parents=True)
+    (site / "accelerate/__init__.py").write_text("")
+    (site / "accelerate/commands/__init__.py").write_text("")
+    (site / "accelerate/commands/launch.py").write_text(ACCELERATE_LAUNCH)
+    cann = tmp_path / "cann/set_env.sh"
+    cann.parent.mkdir()
+    cann.write_text("")
     record = tmp_path / "record"
     record.mkdir()
     dev = tmp_path / "dev"
@@ -110,7 +127,7 @@ def launcher(tmp_path: Path) -> Launcher:
         "FAKE_NPUS": "8",
         "PYTHONPATH": str(site),
         "NPU_DEVICE_DIR": str(dev),
-        "CANN_SET_ENV": str(tmp_path / "no-cann" / "set_env.sh"),
+        "CANN_SET_ENV": str(cann),
     }
     return Launcher(repo, stubs, record, site, dev, env)
 
@@ -134,14 +151,15 @@ def test_one_process_per_visible_npu_with_zero2_by_default(launcher: Launcher) -
     done = launcher.run()
     assert done.returncode == 0, done.stderr
     args = launcher.args()
-    assert args[:5] == [
-        "launch",
+    assert args[:4] == [
         "--config_file",
         "DiT4DiT/config/deepseeds/npu_zero2.yaml",
         "--num_processes",
         "8",
     ]
-    assert args[5] == "DiT4DiT/training/train.py"
+    assert args[4] == "DiT4DiT/training/train.py"
+    calls = (launcher.record / "python.calls").read_text().splitlines()
+    assert calls[-1].startswith("-m accelerate.commands.launch --config_file ")
     assert launcher.option("--config_yaml") == "DiT4DiT/config/robotwin/dit4dit_robotwin.yaml"
     assert launcher.option("--trainer.freeze_modules") == FREEZE
     assert (launcher.record / "accelerate.cwd").read_text().strip() == str(launcher.repo)
@@ -158,12 +176,11 @@ def test_exported_npu_environment(launcher: Launcher) -> None:
     assert env["PYTORCH_NPU_ALLOC_CONF"] == "expandable_segments:True"
     assert env["CPU_AFFINITY_CONF"] == "1"
     assert env["WANDB_MODE"] == "offline"
-    assert env["HCCL_CONNECT_TIMEOUT"] == "360"
-    assert env["HCCL_EXEC_TIMEOUT"] == "10000"
+    # HCCL's defaults stay: upstream's NCCL_TIMEOUT is no NCCL setting to carry over.
+    assert "HCCL_CONNECT_TIMEOUT" not in env and "HCCL_EXEC_TIMEOUT" not in env
     site = launcher.site
     assert env["LD_LIBRARY_PATH"] == f"{site}/torch/lib:{site}/torch_npu/lib:/opt/previous"
     assert env["PYTHONPATH"].split(":")[0] == str(launcher.repo)
-    assert "warning: " in done.stderr and "set_env.sh not found" in done.stderr
 
 
 def test_settings_already_in_the_environment_win(launcher: Launcher) -> None:
@@ -303,8 +320,65 @@ def test_cann_set_env_is_sourced_unless_already_done(launcher: Launcher, tmp_pat
     assert "CANN_MARKER" not in launcher.exported()
 
 
-def test_a_failed_training_run_fails_the_script(launcher: Launcher) -> None:
-    assert launcher.run(FAKE_ACCELERATE_EXIT="3").returncode == 3
+def test_without_cann_the_script_stops_with_one_line(launcher: Launcher) -> None:
+    if Path("/usr/local/Ascend/ascend-toolkit/set_env.sh").exists():
+        pytest.skip("this host has CANN installed as root")
+    env = {key: value for key, value in launcher.env.items() if key != "CANN_SET_ENV"}
+    done = subprocess.run(
+        ["bash", str(launcher.repo / "scripts/train_npu.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "train_npu.sh: CANN's set_env.sh not found (looked for "
+        f"/usr/local/Ascend/ascend-toolkit/set_env.sh {env['HOME']}/Ascend/ascend-toolkit/"
+        "set_env.sh): install the CANN toolkit, or set CANN_SET_ENV to its set_env.sh"
+    ]
+    assert not (launcher.record / "accelerate.args").exists()
+
+
+def test_a_missing_cann_set_env_named_by_the_user_is_an_error(launcher: Launcher) -> None:
+    done = launcher.run(CANN_SET_ENV="/nowhere/set_env.sh")
+    assert done.returncode == 2
+    assert "CANN_SET_ENV=/nowhere/set_env.sh: no such file" in done.stderr
+
+
+def test_the_per_user_cann_install_is_found(launcher: Launcher, tmp_path: Path) -> None:
+    if Path("/usr/local/Ascend/ascend-toolkit/set_env.sh").exists():
+        pytest.skip("this host has CANN installed as root")
+    per_user = tmp_path / "Ascend/ascend-toolkit/set_env.sh"
+    per_user.parent.mkdir(parents=True)
+    per_user.write_text('export CANN_MARKER="per user"\n')
+    env = {key: value for key, value in launcher.env.items() if key != "CANN_SET_ENV"}
+    done = subprocess.run(
+        ["bash", str(launcher.repo / "scripts/train_npu.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert launcher.exported()["CANN_MARKER"] == "per user"
+
+
+def test_cann_already_set_up_through_ascend_home_path(launcher: Launcher) -> None:
+    done = launcher.run(CANN_SET_ENV="/nowhere/set_env.sh", ASCEND_HOME_PATH="/cann/latest")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_failed_training_run_fails_the_script_and_names_the_logs(
+    launcher: Launcher, tmp_path: Path
+) -> None:
+    done = launcher.run(FAKE_ACCELERATE_EXIT="3")
+    assert done.returncode == 3
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("train_npu.sh: training failed (exit 3); its output: ")
+    assert f"CANN logs: {tmp_path}/ascend/log (ASCEND_GLOBAL_LOG_LEVEL=1 logs more)" in last
 
 
 def test_help_prints_the_usage(launcher: Launcher) -> None:

@@ -160,3 +160,19 @@ def test_moved_upstream_gets_warnings_not_edits(tmp_path: Path) -> None:
     warned = {line.split(": ", 2)[1].split()[0] for line in profile_lines if " warning: " in line}
     assert not edits, edits
     assert {"DIT002", "DIT003", "DIT004", "DIT012"} <= warned
+
+
+def test_requirements_txt_is_left_alone_where_the_profile_writes_its_own(
+    migrated: tuple[str, Migrated],
+) -> None:
+    """requirements-npu.txt is the Ascend host's file: requirements.txt stays the CUDA lock
+    it was, not half of each (NPU102 is left out of the dit4dit profile)."""
+    name, result = migrated
+    source = FIXTURES / name / "requirements.txt"
+    if not source.exists():
+        pytest.skip("no requirements.txt in this fixture")
+    assert (result.out / "requirements.txt").read_bytes() == source.read_bytes()
+    assert not any(
+        line.split(":", 1)[0] == "requirements.txt" and " NPU102 " in line
+        for line in _report_lines(result.report)
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from migrator.contract.profile import StepInput
 from migrator.contract.rule import RuleOptions
-from migrator.core.model import FileResult, Finding, Status
+from migrator.core.model import FileResult, Finding, Safety, Status
 from migrator.core.target import NPU
 from target_dit4dit.migration_report import PATH, MigrationReport, render
 from tests.dit4dit_checkout import checkout
@@ -98,3 +98,29 @@ def test_report_written_by_a_real_run(tmp_path: Path) -> None:
     assert "| `DiT4DiT/config/robotwin/dit4dit_robotwin.yaml` | 1 | DIT092 |" in review
     assert "| `requirements-npu.txt` | 1 | DIT093 |" in review
     assert text.count("| created |") == 7
+
+
+def test_loss_and_eval_maths_edits_are_listed_apart_from_the_device_port() -> None:
+    from target_dit4dit.action_mask_slice import ActionMaskSlice
+    from target_dit4dit.eval_action_alignment import EvalActionAlignment
+    from target_dit4dit.migration_report import MATHS_CODES
+
+    assert (ActionMaskSlice.code, EvalActionAlignment.code) == MATHS_CODES
+    assert ActionMaskSlice.safety is EvalActionAlignment.safety is Safety.REVIEW
+    mask = Finding.change(
+        "DiT4DiT/model/framework/DiT4DiT.py", 60, 9, "DIT003", "action_mask sliced", True
+    )
+    results = (
+        *RESULTS,
+        FileResult("DiT4DiT/model/framework/DiT4DiT.py", Status.CHANGED, findings=(mask,)),
+    )
+    text = render(results)
+    head, rest = text.split("## Edits to the model's loss and eval maths")
+    assert "## Edits that need review" not in head, "the maths section comes first"
+    maths = rest.split("\n## ")[0]
+    assert "| `DiT4DiT/model/framework/DiT4DiT.py` | 60 | DIT003 | action_mask sliced |" in maths
+    port = rest.split("\n## ", 1)[1]
+    assert "DIT003" not in port, "the device port's tables leave it out"
+    assert "fp32 region" in port
+    summary = text.split("**Summary:**")[1].split("\n")[0]
+    assert "3 edits" in summary, "the summary still counts every edit"

@@ -74,7 +74,7 @@ def _migrated() -> str:
     return result.new_data.decode()
 
 
-def _run(tmp_path: Path, fakes: dict[str, str]) -> tuple[list[str], str]:
+def _run(tmp_path: Path, fakes: dict[str, str], *, ok: bool = True) -> tuple[list[str], str]:
     script = tmp_path / "train.py"
     script.write_text(_migrated())
     packages = tmp_path / "site"
@@ -83,11 +83,12 @@ def _run(tmp_path: Path, fakes: dict[str, str]) -> tuple[list[str], str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     log = tmp_path / "events.log"
+    log.touch()
     env = {**os.environ, "EVENT_LOG": str(log), "PYTHONPATH": str(packages)}
     done = subprocess.run(
         [sys.executable, str(script)], env=env, capture_output=True, text=True, check=False
     )
-    assert done.returncode == 0, done.stderr
+    assert (done.returncode == 0) is ok, done.stderr
     return log.read_text().splitlines(), done.stderr
 
 
@@ -101,21 +102,44 @@ def test_set_up_runs_before_module_code_and_patches_before_main(tmp_path: Path) 
         "patches applied",
         "main block",
     ]
-    assert "set-up incomplete" not in stderr
+    assert stderr == ""
 
 
-def test_script_still_runs_without_the_device_stack(tmp_path: Path) -> None:
-    events, stderr = _run(tmp_path, {})
-    assert events == ["module code", "main block"]
-    assert "npu set-up incomplete" in stderr
+def _last_line(stderr: str) -> str:
+    return stderr.strip().splitlines()[-1]
+
+
+def test_without_the_runtime_the_script_stops_at_once_saying_what_to_do(tmp_path: Path) -> None:
+    events, stderr = _run(tmp_path, {}, ok=False)
+    assert events == [], "nothing of the script may run on a host without the runtime"
+    last = _last_line(stderr)
+    assert last.startswith("ImportError: torch_npu did not load: source CANN's set_env.sh")
+    assert "torch-npu 2.7.1.post11, for torch 2.7.1" in last
+    # One message of the tool's, after the cause; no warning that lets the script run on.
+    assert stderr.count("did not load") == 1 and "Warning" not in stderr
 
 
 @pytest.mark.parametrize("error", ["RuntimeError", "OSError"])
-def test_a_broken_runtime_is_reported_not_fatal(tmp_path: Path, error: str) -> None:
+def test_a_broken_runtime_stops_the_script_with_its_cause(tmp_path: Path, error: str) -> None:
     broken = {**FAKES, "torch_npu/__init__.py": f'raise {error}("libhccl.so: not found")\n'}
-    events, stderr = _run(tmp_path, broken)
-    assert events == ["module code", "main block"]
-    assert "libhccl.so" in stderr
+    events, stderr = _run(tmp_path, broken, ok=False)
+    assert events == []
+    assert f"{error}: libhccl.so: not found" in stderr
+    assert "set_env.sh" in _last_line(stderr)
+
+
+def test_without_mx_driving_the_script_runs_unpatched_and_silent(tmp_path: Path) -> None:
+    fakes = {name: text for name, text in FAKES.items() if not name.startswith("mx_driving")}
+    events, stderr = _run(tmp_path, fakes)
+    assert events == ["torch_npu", "transfer_to_npu", "module code", "main block"]
+    assert stderr == "", "a missing optional patcher must not print on every rank"
+
+
+def test_a_broken_mx_driving_is_not_taken_for_a_missing_one(tmp_path: Path) -> None:
+    broken = {**FAKES, "mx_driving/patcher.py": "import mmcv_ops_missing\n"}
+    events, stderr = _run(tmp_path, broken, ok=False)
+    assert events == ["torch_npu", "transfer_to_npu"]
+    assert "No module named 'mmcv_ops_missing'" in stderr
 
 
 LIBRARY = (

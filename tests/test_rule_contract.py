@@ -110,6 +110,7 @@ XPU = dataclasses.replace(
     },
     env_prefix=("NCCL_", "XCCL_"),
     tf32_flags={k: v.replace("npu", "xpu") for k, v in NPU.tf32_flags.items()},
+    runtime_setup="source the XPU toolkit's environment script first",
 )
 
 

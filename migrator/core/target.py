@@ -19,12 +19,14 @@ class EnvMapping:
 
     `target` is None when the target has no equivalent (the rules then warn).
     `scale` converts a literal integer value (e.g. milliseconds to seconds: 0.001).
+    `reference` names the documentation of both variables, so a row can be checked.
     """
 
     source: str
     target: str | None
     scale: float = 1.0
     note: str = ""
+    reference: str = ""
 
 
 def _frozen(mapping: Mapping[str, EnvMapping]) -> Mapping[str, EnvMapping]:
@@ -58,6 +60,9 @@ class Target:
     # torch versions that have a matching runtime release (checked on the registry); a
     # pinned torch outside this set gets a warning instead of a runtime pin. Empty: any.
     runtime_torch_versions: frozenset[str] = frozenset()
+    # What to do where the runtime cannot load (its toolkit's environment not set up), as
+    # the entry scripts' set-up says it when it stops; empty: nothing beyond the install.
+    runtime_setup: str = ""
 
     def env_mapping(self, name: str) -> EnvMapping | None:
         """The mapping for a CUDA-side variable, or None if the name is not CUDA-specific."""
@@ -79,6 +84,98 @@ _TORCH_NPU_RELEASES = frozenset(
      "2.11.0", "2.12.0", "2.13.0", "2.14.0"}
 )  # fmt: skip
 
+# Environment variables: a CUDA-side name is renamed only where both names are documented
+# and mean the same (`reference` says where). NCCL_* variables are mapped only where the
+# NCCL user guide documents the NCCL one and the CANN HCCL reference a counterpart; every
+# other NCCL_* name is reported (env_prefix), and HCCL's own defaults are never set.
+_NCCL_GUIDE = "NCCL user guide, Environment Variables"
+_HCCL_REFERENCE = "CANN HCCL user guide, Environment Variables"
+_TORCH_NPU_ENV = "torch_npu environment variable reference"
+_NPU_ENV = (
+    EnvMapping(
+        "CUDA_VISIBLE_DEVICES",
+        "ASCEND_RT_VISIBLE_DEVICES",
+        reference="CUDA programming guide, CUDA environment variables; CANN environment "
+        "variable reference",
+    ),
+    EnvMapping(
+        "CUDA_LAUNCH_BLOCKING",
+        "ASCEND_LAUNCH_BLOCKING",
+        reference=f"CUDA programming guide, CUDA environment variables; {_TORCH_NPU_ENV}",
+    ),
+    EnvMapping(
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "PYTORCH_NPU_ALLOC_CONF",
+        reference=f"PyTorch docs, CUDA semantics (memory management); {_TORCH_NPU_ENV}",
+    ),
+    EnvMapping(
+        "NCCL_SOCKET_IFNAME",
+        "HCCL_SOCKET_IFNAME",
+        reference=f"{_NCCL_GUIDE}, NCCL_SOCKET_IFNAME; {_HCCL_REFERENCE}, Network",
+    ),
+    EnvMapping(
+        "NCCL_SOCKET_FAMILY",
+        "HCCL_SOCKET_FAMILY",
+        reference=f"{_NCCL_GUIDE}, NCCL_SOCKET_FAMILY; {_HCCL_REFERENCE}, Network",
+    ),
+    EnvMapping(
+        "NCCL_BUFFSIZE",
+        "HCCL_BUFFSIZE",
+        scale=1 / (1024 * 1024),
+        note="HCCL_BUFFSIZE is in MB (NCCL_BUFFSIZE is in bytes)",
+        reference=f"{_NCCL_GUIDE}, NCCL_BUFFSIZE; {_HCCL_REFERENCE}, Function (HCCL_BUFFSIZE)",
+    ),
+    # PyTorch's own variables (the older name has an NCCL_ prefix), not NCCL's.
+    EnvMapping(
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+        "HCCL_ASYNC_ERROR_HANDLING",
+        reference=f"PyTorch docs, torch.distributed environment variables; {_TORCH_NPU_ENV}",
+    ),
+    EnvMapping(
+        "NCCL_ASYNC_ERROR_HANDLING",
+        "HCCL_ASYNC_ERROR_HANDLING",
+        note="PyTorch's older name of TORCH_NCCL_ASYNC_ERROR_HANDLING",
+        reference=f"PyTorch docs, torch.distributed environment variables; {_TORCH_NPU_ENV}",
+    ),
+    EnvMapping(
+        "NCCL_DEBUG",
+        None,
+        note="HCCL logs: ASCEND_GLOBAL_LOG_LEVEL and ASCEND_SLOG_PRINT_TO_STDOUT",
+        reference=f"{_NCCL_GUIDE}, NCCL_DEBUG; CANN environment variable reference, logs",
+    ),
+    # Set by many launch scripts, documented by neither NCCL nor PyTorch: mapping the value
+    # would invent an HCCL setting (NCCL_TIMEOUT=10000 as HCCL_EXEC_TIMEOUT is a 2.8 h hang
+    # limit where HCCL's default is about 30 minutes).
+    EnvMapping(
+        "NCCL_TIMEOUT",
+        None,
+        note="not an NCCL variable: the NCCL guide documents no such setting, so it set "
+        "nothing on CUDA either; HCCL_EXEC_TIMEOUT keeps HCCL's default (about 30 minutes): "
+        "set it only if a collective really needs longer",
+        reference=_NCCL_GUIDE,
+    ),
+    EnvMapping(
+        "NCCL_SOCKET_TIMEOUT_MS",
+        None,
+        note="not an NCCL variable: the NCCL guide documents no such setting, so it set "
+        "nothing on CUDA either; HCCL_CONNECT_TIMEOUT (seconds) keeps HCCL's default: set it "
+        "only if the ranks need longer to connect",
+        reference=_NCCL_GUIDE,
+    ),
+    EnvMapping(
+        "CUDA_DEVICE_ORDER",
+        None,
+        note="NPU devices are always ordered by physical id",
+        reference="CUDA programming guide, CUDA environment variables",
+    ),
+    EnvMapping(
+        "CUDA_HOME",
+        None,
+        note="the CANN toolkit is set up by its set_env.sh",
+        reference="PyTorch docs, torch.utils.cpp_extension",
+    ),
+)
+
 NPU = Target(
     name="npu",
     device_type="npu",
@@ -91,43 +188,7 @@ NPU = Target(
     patcher_name="default_patcher_builder",
     runtime_requirement="torch-npu",
     device_apis=_TORCH_NPU_DEVICE_APIS,
-    env=_frozen(
-        {
-            m.source: m
-            for m in (
-                EnvMapping("CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"),
-                EnvMapping("CUDA_LAUNCH_BLOCKING", "ASCEND_LAUNCH_BLOCKING"),
-                EnvMapping("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NPU_ALLOC_CONF"),
-                EnvMapping(
-                    "NCCL_TIMEOUT", "HCCL_EXEC_TIMEOUT", note="HCCL execution timeout, seconds"
-                ),
-                EnvMapping(
-                    "NCCL_SOCKET_TIMEOUT_MS",
-                    "HCCL_CONNECT_TIMEOUT",
-                    scale=0.001,
-                    note="HCCL link set-up timeout, in seconds (NCCL's is in milliseconds)",
-                ),
-                EnvMapping("NCCL_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME"),
-                EnvMapping("NCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING"),
-                EnvMapping("TORCH_NCCL_ASYNC_ERROR_HANDLING", "HCCL_ASYNC_ERROR_HANDLING"),
-                EnvMapping(
-                    "NCCL_BUFFSIZE",
-                    "HCCL_BUFFSIZE",
-                    scale=1 / (1024 * 1024),
-                    note="HCCL_BUFFSIZE is in MB (NCCL_BUFFSIZE is in bytes)",
-                ),
-                EnvMapping(
-                    "NCCL_DEBUG",
-                    None,
-                    note="HCCL logs: ASCEND_GLOBAL_LOG_LEVEL and ASCEND_SLOG_PRINT_TO_STDOUT",
-                ),
-                EnvMapping(
-                    "CUDA_DEVICE_ORDER", None, note="NPU devices are always ordered by physical id"
-                ),
-                EnvMapping("CUDA_HOME", None, note="the CANN toolkit is set up by its set_env.sh"),
-            )
-        }
-    ),
+    env=_frozen({m.source: m for m in _NPU_ENV}),
     env_prefix=("NCCL_", "HCCL_"),
     tf32_flags={
         "torch.backends.cuda.matmul.allow_tf32": "torch.npu.matmul.allow_hf32",
@@ -154,6 +215,11 @@ NPU = Target(
         ),
     },
     runtime_torch_versions=_TORCH_NPU_RELEASES,
+    # CANN's default install folders: /usr/local/Ascend as root, ~/Ascend per user.
+    runtime_setup=(
+        "source CANN's set_env.sh first (/usr/local/Ascend/ascend-toolkit/set_env.sh, or "
+        "~/Ascend/ascend-toolkit/set_env.sh for a per-user install)"
+    ),
 )
 
 TARGETS: Mapping[str, Target] = MappingProxyType({NPU.name: NPU})

@@ -1,7 +1,7 @@
 import os
 
+os.environ["NCCL_BUFFSIZE"] = "4194304"
+os.environ.setdefault("NCCL_BUFFSIZE", "1500")
+os.environ["NCCL_BUFFSIZE"] = str(buffer_bytes)
 os.environ["NCCL_SOCKET_TIMEOUT_MS"] = "30000"
-os.environ.setdefault("NCCL_SOCKET_TIMEOUT_MS", "1500")
-os.environ["NCCL_SOCKET_TIMEOUT_MS"] = str(timeout_ms)
-os.environ["NCCL_BUFFSIZE"] = "8388608"
-timeout = int(os.environ.get("NCCL_SOCKET_TIMEOUT_MS", "30000"))
+size = int(os.environ.get("NCCL_BUFFSIZE", "4194304"))

@@ -1,12 +1,17 @@
 # Added by the migration (entry-point-setup): the npu runtime and its safety net load
-# before anything builds a device, an accelerator or a process group. Where they are
-# missing the script warns and runs without them.
+# before anything builds a device, an accelerator or a process group; where they
+# cannot, the script stops here and says what to do.
 try:
     import torch_npu  # noqa: F401
     import torch_npu.contrib.transfer_to_npu  # noqa: F401
 except (ImportError, RuntimeError, OSError) as error:
-    import warnings
-    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", stacklevel=1)
+    raise ImportError(
+        "torch_npu did not load: source CANN's set_env.sh first "
+        "(/usr/local/Ascend/ascend-toolkit/set_env.sh, or "
+        "~/Ascend/ascend-toolkit/set_env.sh for a per-user install), and install "
+        "the torch-npu release that matches the installed torch (this migration "
+        "targeted torch-npu 2.7.1.post11, for torch 2.7.1)"
+    ) from error
 # End of the migration's set-up.
 
 from pkg.runners import get_runner_class

@@ -2,8 +2,10 @@ export PYTHONPATH=$(pwd)
 run_id=demo_run
 
 # the training launch
-# one process per visible NPU, at most the 64 this script was written for; choose the NPUs with ASCEND_RT_VISIBLE_DEVICES
-NUM_PROCESSES=$(python -c "import torch, torch_npu; print(min(64, torch.npu.device_count()))")
+# one process per visible NPU, at most the 64 this script was written for; choose the NPUs with ASCEND_RT_VISIBLE_DEVICES (counted by the shell: importing the runtime fails where its environment is not set up)
+if [ -n "${ASCEND_RT_VISIBLE_DEVICES:-}" ]; then NUM_PROCESSES=$(echo "${ASCEND_RT_VISIBLE_DEVICES}" | tr ',' '\n' | grep -c .); else NUM_PROCESSES=$(find /dev -maxdepth 1 -name 'davinci[0-9]*' | wc -l); fi
+if [ "${NUM_PROCESSES}" -eq 0 ]; then echo "no NPU visible (ASCEND_RT_VISIBLE_DEVICES is unset and there is no /dev/davinciN): is the driver installed?" >&2; exit 1; fi
+if [ "${NUM_PROCESSES}" -gt 64 ]; then NUM_PROCESSES=64; fi
 if [ "${NUM_PROCESSES}" -lt 64 ]; then echo "only ${NUM_PROCESSES} NPUs visible: launching ${NUM_PROCESSES} processes instead of 64 (a smaller global batch)" >&2; fi
 accelerate launch \
   --config_file configs/deepspeed_zero2.yaml \

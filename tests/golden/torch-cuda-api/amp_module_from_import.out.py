@@ -1,5 +1,6 @@
 import torch
-from torch.npu.amp import GradScaler, autocast
+from torch.npu.amp import autocast
+from torch.amp import GradScaler
 
 scaler = GradScaler()
 

@@ -21,9 +21,15 @@
 #   FREEZE_MODULES  modules kept frozen (default: the text encoder and the VAE; empty
 #                   trains everything)
 #   RUN_ROOT_DIR (default ./results/Checkpoints)  RUN_ID (default dit4dit_robotwin_npu_zeroN)
-#   PYTHON          the interpreter that has torch and torch_npu (default: python)
-#   CANN_SET_ENV    CANN's set_env.sh, sourced unless ASCEND_TOOLKIT_HOME is already set
-#                   (default /usr/local/Ascend/ascend-toolkit/set_env.sh)
+#   PYTHON          the interpreter that has torch, torch_npu and accelerate (default:
+#                   python); accelerate runs as `$PYTHON -m accelerate.commands.launch`
+#   CANN_SET_ENV    CANN's set_env.sh, sourced unless ASCEND_TOOLKIT_HOME or
+#                   ASCEND_HOME_PATH is already set (default: the first that exists of
+#                   /usr/local/Ascend/ascend-toolkit/set_env.sh and
+#                   ~/Ascend/ascend-toolkit/set_env.sh; none found stops the script)
+#
+# When training fails, CANN's own logs are in ~/ascend/log (ASCEND_PROCESS_LOG_PATH moves
+# them); ASCEND_GLOBAL_LOG_LEVEL=1 logs more (0 debug, 1 info, 2 warning, 3 error).
 #   SKIP_DOCTOR=1   do not run `migrate doctor` first. When npu-migrator's `migrate` is on
 #                   PATH, its blocking checks (Python stack, CANN, driver, NPUs, launch
 #                   settings, BASE_MODEL/DATA_ROOT_DIR layouts) run before training and a
@@ -88,17 +94,29 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 accelerate_config="DiT4DiT/config/deepseeds/npu_zero${zero}.yaml"
 [ -f "$accelerate_config" ] || die "$accelerate_config is missing; run the migration again"
 
-# The CANN toolkit puts the NPU runtime and HCCL on the library path.
-if [ -z "${ASCEND_TOOLKIT_HOME:-}" ]; then
-    cann_set_env="${CANN_SET_ENV:-/usr/local/Ascend/ascend-toolkit/set_env.sh}"
-    if [ -f "$cann_set_env" ]; then
-        set +u
-        # shellcheck source=/dev/null
-        . "$cann_set_env"
-        set -u
+# CANN's set_env.sh puts the NPU runtime and HCCL on the library path. It has been sourced
+# already where ASCEND_TOOLKIT_HOME or ASCEND_HOME_PATH is set (set_env.sh sets both); else
+# CANN_SET_ENV, or the first of the root and per-user default installs that exists.
+cann_defaults=(/usr/local/Ascend/ascend-toolkit/set_env.sh "$HOME/Ascend/ascend-toolkit/set_env.sh")
+if [ -z "${ASCEND_TOOLKIT_HOME:-}" ] && [ -z "${ASCEND_HOME_PATH:-}" ]; then
+    cann_set_env=""
+    if [ -n "${CANN_SET_ENV:-}" ]; then
+        [ -f "$CANN_SET_ENV" ] || die "CANN_SET_ENV=$CANN_SET_ENV: no such file"
+        cann_set_env="$CANN_SET_ENV"
     else
-        warn "$cann_set_env not found: source CANN's set_env.sh first (or set CANN_SET_ENV)"
+        for candidate in "${cann_defaults[@]}"; do
+            if [ -f "$candidate" ]; then
+                cann_set_env="$candidate"
+                break
+            fi
+        done
     fi
+    [ -n "$cann_set_env" ] || die "CANN's set_env.sh not found (looked for \
+${cann_defaults[*]}): install the CANN toolkit, or set CANN_SET_ENV to its set_env.sh"
+    set +u
+    # shellcheck source=/dev/null
+    . "$cann_set_env"
+    set -u
 fi
 
 count_visible_npus() {
@@ -152,15 +170,16 @@ fi
 # installed, `import torch` loads torch_npu, which fails exactly when they are missing.
 python_bin="${PYTHON:-python}"
 command -v "$python_bin" >/dev/null 2>&1 ||
-    die "'$python_bin' not found: activate the environment that has torch and torch_npu, or set PYTHON"
+    die "'$python_bin' not found: activate the environment that has torch, torch_npu and \
+accelerate, or set PYTHON"
 lib_dirs="$("$python_bin" -c '
 import importlib.util, os, sys
 missing = []
-for name in ("torch", "torch_npu"):
+for name in ("torch", "torch_npu", "accelerate"):
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         missing.append(name)
-    else:
+    elif name != "accelerate":
         print(os.path.join(list(spec.submodule_search_locations)[0], "lib"))
 if missing:
     sys.exit(" and ".join(missing) + " not installed for " + sys.executable)
@@ -177,10 +196,9 @@ export LD_LIBRARY_PATH="${library_path}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TASK_QUEUE_ENABLE="${TASK_QUEUE_ENABLE:-2}" # operator dispatch queue, level 2
 export PYTORCH_NPU_ALLOC_CONF="${PYTORCH_NPU_ALLOC_CONF:-expandable_segments:True}"
 export CPU_AFFINITY_CONF="${CPU_AFFINITY_CONF:-1}" # bind each rank to its NPU's CPU cores
-# HCCL timeouts in seconds: upstream's cluster scripts ask NCCL for 360 s to connect
-# (NCCL_SOCKET_TIMEOUT_MS=360000) and 10000 s per collective (NCCL_TIMEOUT=10000).
-export HCCL_CONNECT_TIMEOUT="${HCCL_CONNECT_TIMEOUT:-360}"
-export HCCL_EXEC_TIMEOUT="${HCCL_EXEC_TIMEOUT:-10000}"
+# HCCL's timeouts keep HCCL's defaults: upstream's NCCL_TIMEOUT and NCCL_SOCKET_TIMEOUT_MS
+# are not NCCL variables, so they set nothing to carry over. Export HCCL_CONNECT_TIMEOUT or
+# HCCL_EXEC_TIMEOUT (seconds) before running this script if a run needs longer.
 export WANDB_MODE="${WANDB_MODE:-offline}" # Ascend training hosts rarely reach wandb
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
@@ -228,7 +246,17 @@ log_dir="$run_root_dir/$run_id"
 mkdir -p "$log_dir"
 printf 'train_npu.sh: ZeRO-%s, %s process(es) on %s visible NPU(s); log: %s\n' \
     "$zero" "$processes" "$visible" "$log_dir/train_npu.log" >&2
-accelerate launch \
+# The interpreter that found torch and torch_npu above also runs accelerate: a bare
+# `accelerate` on PATH may belong to another environment.
+status=0
+"$python_bin" -m accelerate.commands.launch \
     --config_file "$accelerate_config" \
     --num_processes "$processes" \
-    DiT4DiT/training/train.py "${train_args[@]}" "$@" 2>&1 | tee -a "$log_dir/train_npu.log"
+    DiT4DiT/training/train.py "${train_args[@]}" "$@" 2>&1 | tee -a "$log_dir/train_npu.log" ||
+    status=$?
+if [ "$status" -ne 0 ]; then
+    printf 'train_npu.sh: training failed (exit %s); its output: %s; CANN logs: %s %s\n' \
+        "$status" "$log_dir/train_npu.log" "${ASCEND_PROCESS_LOG_PATH:-$HOME/ascend/log}" \
+        "(ASCEND_GLOBAL_LOG_LEVEL=1 logs more)" >&2
+    exit "$status"
+fi

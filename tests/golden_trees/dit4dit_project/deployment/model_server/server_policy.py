@@ -1,16 +1,26 @@
 """Serve a trained policy over websockets (fixture)."""
 
-# Added by the migration (entry-point-setup): the npu runtime, its safety net and the
-# mx_driving patcher load before anything builds a device, an accelerator or a process
-# group. Where they are missing the script warns and runs without them.
+# Added by the migration (entry-point-setup): the npu runtime and its safety net load
+# before anything builds a device, an accelerator or a process group; where they
+# cannot, the script stops here and says what to do. The mx_driving patcher is
+# optional: without mx_driving the script runs unpatched.
 try:
     import torch_npu  # noqa: F401
     import torch_npu.contrib.transfer_to_npu  # noqa: F401
-    from mx_driving.patcher import default_patcher_builder
 except (ImportError, RuntimeError, OSError) as error:
-    import warnings
+    raise ImportError(
+        "torch_npu did not load: source CANN's set_env.sh first "
+        "(/usr/local/Ascend/ascend-toolkit/set_env.sh, or "
+        "~/Ascend/ascend-toolkit/set_env.sh for a per-user install), and install "
+        "the torch-npu release that matches the installed torch (this migration "
+        "targeted torch-npu 2.7.1.post11, for torch 2.7.1)"
+    ) from error
+try:
+    from mx_driving.patcher import default_patcher_builder
+except ModuleNotFoundError as error:
+    if error.name != "mx_driving":
+        raise
     default_patcher_builder = None
-    warnings.warn(f"npu set-up incomplete, running without it: {error!r}", stacklevel=1)
 # End of the migration's set-up.
 
 import argparse

@@ -4,8 +4,8 @@
 #SBATCH --ntasks-per-node=1
 #SBATCH --gres=gpu:8                 # number of gpus per node
 
-export HCCL_EXEC_TIMEOUT=10000
-export HCCL_CONNECT_TIMEOUT=360
+export NCCL_TIMEOUT=10000
+export NCCL_SOCKET_TIMEOUT_MS=360000
 
 export GPUS_PER_NODE=8
 export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)

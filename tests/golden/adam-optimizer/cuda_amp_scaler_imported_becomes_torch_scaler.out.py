@@ -1,5 +1,5 @@
 import torch
 from torch.cuda.amp import GradScaler
 
-optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
 scaler = GradScaler()
