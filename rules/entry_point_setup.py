@@ -11,7 +11,6 @@ from pathlib import PurePosixPath
 from typing import ClassVar
 
 import libcst as cst
-import libcst.matchers as m
 
 from migrator import data
 from migrator.analysis.ast_lines import hot_lines, statements_on
@@ -197,6 +196,20 @@ def _may_be_entry(view: FileView) -> bool:
     if any(_may_be_main_guard(statement) for statement in view.tree.body):
         return True
     return _may_work_at_top_level(view.tree, view.text)
+
+
+def _is_not_none_test(test: cst.BaseExpression, name: str) -> bool:
+    """`<name> is not None` (a plain check: libcst.matchers costs start-up time)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    (comparison,) = test.comparisons
+    return (
+        isinstance(test.left, cst.Name)
+        and test.left.value == name
+        and isinstance(comparison.operator, cst.IsNot)
+        and isinstance(comparison.comparator, cst.Name)
+        and comparison.comparator.value == "None"
+    )
 
 
 class EntryPointSetup(PythonRule):
@@ -725,13 +738,7 @@ class EntryPointSetup(PythonRule):
         return (
             isinstance(statement, cst.If)
             and _marked(statement)
-            and m.matches(
-                statement.test,
-                m.Comparison(
-                    left=m.Name(name),
-                    comparisons=[m.ComparisonTarget(m.IsNot(), m.Name("None"))],
-                ),
-            )
+            and _is_not_none_test(statement.test, name)
         )
 
     def _had_patcher(self, statements: Sequence[cst.BaseStatement]) -> bool:

@@ -231,7 +231,7 @@ HANDED_TO_PACKAGE = {
 
 def test_launched_module_that_calls_its_package_is_an_entry(tmp_path: Path) -> None:
     root = _project(tmp_path, HANDED_TO_PACKAGE)
-    result = invoke(str(root), "--select", "NPU030", "--jobs", "1")
+    result = invoke(str(root), "--select", "NPU030", "--jobs", "1", "--allow-no-vcs")
     assert result.exit_code == 0, result.output
     assert "import torch_npu" in (root / "pkg/rollout/entrance.py").read_text()
     assert "launched by pkg/launcher/replica.sh:2: -m $MODULE" in result.output
