@@ -112,6 +112,22 @@ class Fp16Scaler:
 
 
 @dataclass(frozen=True)
+class ConfigFp16:
+    """An mmcv config that trains fp16 with mmcv's loss scaler (`fp16 = dict(...)`, an
+    `Fp16OptimizerHook`, mmengine's `AmpOptimWrapper`), set in `source` at `line`: the
+    config itself or a `_base_` it inherits (read statically, never executed)."""
+
+    path: str
+    source: str
+    line: int
+    how: str
+
+    @property
+    def reason(self) -> str:
+        return f"{self.source}:{self.line}: {self.how}"
+
+
+@dataclass(frozen=True)
 class ProjectView:
     """Every fact, in a stable order (by file, then line)."""
 
@@ -120,6 +136,7 @@ class ProjectView:
     pins: tuple[Pin, ...] = ()
     device_settings: tuple[DeviceSetting, ...] = ()
     fp16_scalers: tuple[Fp16Scaler, ...] = ()
+    config_fp16: tuple[ConfigFp16, ...] = ()
     # The torch-npu release the run targets and why (migrator.data.release.resolve, from
     # the flag or `[tool.migrate]`, else the pins above); None: the documented default.
     release: TargetRelease | None = None
@@ -148,6 +165,10 @@ class ProjectView:
 
     def pins_of(self, name: str) -> tuple[Pin, ...]:
         return tuple(pin for pin in self.pins if pin.name == name)
+
+    def fp16_of_config(self, path: str) -> ConfigFp16 | None:
+        """Why the mmcv config at `path` trains fp16 with mmcv's scaler, if it does."""
+        return next((found for found in self.config_fp16 if found.path == path), None)
 
 
 def _default_release() -> TargetRelease:
