@@ -115,16 +115,21 @@ class Fp16Scaler:
 class ConfigFp16:
     """An mmcv config that trains fp16 with mmcv's loss scaler (`fp16 = dict(...)`, an
     `Fp16OptimizerHook`, mmengine's `AmpOptimWrapper`), set in `source` at `line`: the
-    config itself or a `_base_` it inherits (read statically, never executed)."""
+    config itself, a `_base_` it inherits, or (`inherited`) a config that inherits this one,
+    whose optimizer this file's settings then build (read statically, never executed)."""
 
     path: str
     source: str
     line: int
     how: str
+    inherited: bool = False
 
     @property
     def reason(self) -> str:
-        return f"{self.source}:{self.line}: {self.how}"
+        if self.source == self.path:
+            return f"{self.how} (line {self.line})"
+        relation = "which inherits this config" if self.inherited else "a _base_ of this config"
+        return f"{self.how} ({self.source}:{self.line}, {relation})"
 
 
 @dataclass(frozen=True)

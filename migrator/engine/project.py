@@ -711,8 +711,6 @@ def _mm_config(rel: str, data: bytes) -> _Config | None:
         how = _fp16_setting(target.id, value)
         if how is not None and fp16 is None:
             fp16 = (statement.lineno, how)
-    if fp16 is None and not bases:
-        return None
     return _Config(fp16, tuple(bases))
 
 
@@ -736,13 +734,29 @@ def _fp16_setting(name: str, value: ast.expr) -> str | None:
 
 def _config_fp16(configs: dict[str, _Config]) -> tuple[ConfigFp16, ...]:
     """Each config that sets fp16 itself or through the `_base_` files the run walks."""
-    found: list[ConfigFp16] = []
+    found: dict[str, ConfigFp16] = {}
     for path in sorted(configs):
         setting = _inherited_fp16(path, configs, set())
         if setting is not None:
             source, line, how = setting
-            found.append(ConfigFp16(path, source, line, how))
-    return tuple(found)
+            found[path] = ConfigFp16(path, source, line, how)
+    # A `_base_` of an fp16 config builds that config's optimizer too.
+    for path, setting in sorted(found.items()):
+        for base in _all_bases(path, configs, set()):
+            if base not in found:
+                found[base] = ConfigFp16(base, path, setting.line, setting.how, inherited=True)
+    return tuple(found[path] for path in sorted(found))
+
+
+def _all_bases(path: str, configs: dict[str, _Config], seen: set[str]) -> Iterator[str]:
+    config = configs.get(path)
+    if config is None:
+        return
+    for base in config.bases:
+        if base not in seen:
+            seen.add(base)
+            yield base
+            yield from _all_bases(base, configs, seen)
 
 
 def _inherited_fp16(
