@@ -7,8 +7,8 @@ import ast
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.bindings import module_bindings
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
+from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.contract.rule import Example, PythonRule
 from migrator.core.model import Safety
 
@@ -21,18 +21,6 @@ _OPTIMIZERS = {
     "torch.optim.SGD": "SGD",
     "torch.optim.sgd.SGD": "SGD",
 }
-# torch_npu's own GradScaler, whose step() passes grad_scaler=self to a fused optimizer.
-_NPU_SCALERS = frozenset(
-    {
-        f"{module}.GradScaler"
-        for module in (
-            "torch.npu.amp",
-            "torch.npu.amp.grad_scaler",
-            "torch_npu.npu.amp",
-            "torch_npu.npu.amp.grad_scaler",
-        )
-    }
-)
 # Given by the caller: the implementation is chosen already (or cannot be fused).
 _CHOSEN = ("foreach", "differentiable")
 
@@ -112,7 +100,7 @@ class AdamOptimizer(PythonRule):
 
     @classmethod
     def file_facts(cls, tree: ast.Module) -> object:
-        return _npu_scaler_line(tree)
+        return npu_scaler_line(tree)
 
     def _npu_scaler(self) -> str | None:
         """Why torch_npu's GradScaler may drive this file's optimizers, if it may."""
@@ -169,34 +157,3 @@ class AdamOptimizer(PythonRule):
             f"{short}: added fused=True (fused {self.target.name} kernel; needs a float lr, "
             "not a Tensor)",
         )
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
-def _npu_scaler_line(tree: ast.Module) -> int | None:
-    """The first line that names torch_npu's GradScaler through the module's imports (or
-    a `GradScaler` imported from torch.cuda.amp by name, which the migration moves there)."""
-    bindings = module_bindings(tree)
-    lines: list[int] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Attribute, ast.Name)):
-            continue
-        parts = _dotted(node)
-        if parts is None:
-            continue
-        head = bindings.resolve(parts[0])
-        if head is None:
-            continue
-        name = ".".join([head, *parts[1:]])
-        if name in _NPU_SCALERS or (name == "torch.cuda.amp.GradScaler" and len(parts) == 1):
-            lines.append(node.lineno)
-    return min(lines) if lines else None

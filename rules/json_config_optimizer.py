@@ -35,11 +35,15 @@ class JsonConfigOptimizer(TextRule):
     The code that builds it passes the object's other keys to the optimizer, so the config
     is where the choice is made.
 
-    Not added, and reported why, where a GradScaler may step the optimizer: the same file
-    turns one on (`"enable_grad_scaler": true`, `"fp16": true`, a loss-scale setting), or
-    the project trains fp16 with a library's scaler. On an NPU that scaler can be
-    torch_npu's, whose `step()` passes `grad_scaler=` to a fused optimizer's `step()`,
-    which takes none (`TypeError`).
+    Not added, and reported why, where torch_npu's GradScaler may step the optimizer: the
+    same file turns a scaler on (`"enable_grad_scaler": true`, `"fp16": true`, a
+    loss-scale setting) and a project file builds torch_npu's scaler
+    (`torch.npu.amp.GradScaler`, or `from torch.cuda.amp import GradScaler`, which the
+    migration moves there), or the project trains fp16 with a library's scaler.
+    torch_npu's `step()` passes `grad_scaler=` to a fused optimizer's `step()`, which
+    takes none (`TypeError`). torch's own scaler (`torch.amp.GradScaler`, what NPU013
+    writes for `torch.cuda.amp.GradScaler(...)`, and FSDP's `ShardedGradScaler`) follows
+    the fused optimizers' contract, so a scaler setting alone does not stop the edit.
 
     Why: torch_npu registers a fused AdamW kernel that updates a parameter group in one
     launch; unfused, every step runs several operators per parameter through the NPU's
@@ -67,11 +71,6 @@ class JsonConfigOptimizer(TextRule):
             '    "fused": true\n  }\n}\n',
             path="configs/train.json",
         ),
-        Example(
-            '{"optimizer": {"_class_name": "torch.optim.AdamW"}, "enable_grad_scaler": true}\n',
-            '{"optimizer": {"_class_name": "torch.optim.AdamW"}, "enable_grad_scaler": true}\n',
-            path="configs/train.json",
-        ),
         Example('{"optimizer": {"type": "AdamW", "fused": false}}\n', path="configs/a.json"),
     )
 
@@ -82,7 +81,13 @@ class JsonConfigOptimizer(TextRule):
             return []
         release = self.ctx.project.target_release.version
         fused = data.fused_optimizers(release)
-        scaler = _scaler(text, found) or self._project_scaler()
+        scaler = self._project_scaler()
+        if scaler is None and self.ctx.project.npu_grad_scalers:
+            # A scaler this file turns on may be torch_npu's: the project builds one.
+            setting = _scaler(text, found)
+            if setting is not None:
+                npu = self.ctx.project.npu_grad_scalers[0]
+                scaler = f"{setting}, with {npu.how} at {npu.path}:{npu.line},"
         results: list[Finding] = []
         for path, span, short in _optimizers(found):
             if short not in fused:

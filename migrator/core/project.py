@@ -142,6 +142,9 @@ class ProjectView:
     device_settings: tuple[DeviceSetting, ...] = ()
     fp16_scalers: tuple[Fp16Scaler, ...] = ()
     config_fp16: tuple[ConfigFp16, ...] = ()
+    # Python files that build torch_npu's own GradScaler (or import torch.cuda.amp's by
+    # name, which the migration moves there): `how` says "torch_npu's GradScaler".
+    npu_grad_scalers: tuple[Fp16Scaler, ...] = ()
     # The torch-npu release the run targets and why (migrator.data.release.resolve, from
     # the flag or `[tool.migrate]`, else the pins above); None: the documented default.
     release: TargetRelease | None = None

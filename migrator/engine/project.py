@@ -22,6 +22,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.core.project import (
     DEVICE_KEY,
     ConfigFp16,
@@ -107,10 +108,12 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
     devices: list[DeviceSetting] = []
     scalers: list[Fp16Scaler] = []
     configs: dict[str, _Config] = {}
+    npu_scalers: list[Fp16Scaler] = []
     for rel in files:
         name = posixpath.basename(rel)
         if rel.endswith(".py"):
             imports += _mm_imports(rel, texts.raw(rel))
+            npu_scalers += _npu_grad_scalers(rel, texts.raw(rel))
             config = _mm_config(rel, texts.raw(rel))
             if config is not None:
                 configs[rel] = config
@@ -144,6 +147,7 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
         device_settings=tuple(sorted(devices, key=lambda d: (d.path, d.line))),
         fp16_scalers=tuple(sorted(scalers, key=lambda f: (f.path, f.line))),
         config_fp16=_config_fp16(configs),
+        npu_grad_scalers=tuple(npu_scalers),
     )
 
 
@@ -773,3 +777,15 @@ def _inherited_fp16(
         if setting is not None:
             return setting
     return None
+
+
+def _npu_grad_scalers(rel: str, data: bytes) -> list[Fp16Scaler]:
+    """torch_npu's GradScaler named in one Python file (its first line)."""
+    if b"GradScaler" not in data:
+        return []
+    try:
+        tree = ast.parse(decode_python(data).text)
+    except (SourceError, SyntaxError, ValueError, RecursionError):
+        return []
+    line = npu_scaler_line(tree)
+    return [] if line is None else [Fp16Scaler(rel, line, "torch_npu's GradScaler")]
