@@ -740,15 +740,17 @@ def _config_fp16(configs: dict[str, _Config]) -> tuple[ConfigFp16, ...]:
     """Each config that sets fp16 itself or through the `_base_` files the run walks."""
     found: dict[str, ConfigFp16] = {}
     for path in sorted(configs):
-        setting = _inherited_fp16(path, configs, set())
-        if setting is not None:
-            source, line, how = setting
-            found[path] = ConfigFp16(path, source, line, how)
+        own = _inherited_fp16(path, configs, set())
+        if own is not None:
+            found[path] = ConfigFp16(path, *own)
     # A `_base_` of an fp16 config builds that config's optimizer too.
-    for path, setting in sorted(found.items()):
+    for path, child in sorted(found.items()):
+        line, how = child.line, child.how
+        if child.source != path:
+            line, how = 1, f"{how} from {child.source}"
         for base in _all_bases(path, configs, set()):
             if base not in found:
-                found[base] = ConfigFp16(base, path, setting.line, setting.how, inherited=True)
+                found[base] = ConfigFp16(base, path, line, how, inherited=True)
     return tuple(found[path] for path in sorted(found))
 
 
