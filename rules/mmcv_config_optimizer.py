@@ -58,6 +58,8 @@ class MmcvConfigOptimizer(PythonRule):
     summary = "mmcv config optimizer dict(type='AdamW'): fused=True unless mmcv's fp16 scaler runs."
     safety = Safety.REVIEW
     tokens = ("Adam", "SGD")
+    # An mmcv config is a Python file that mmcv's Config reads; a notebook cell is none.
+    notebooks = False
     examples = (
         Example(
             "optimizer = dict(type='AdamW', lr=2e-4, weight_decay=0.01)\n",

@@ -7,20 +7,19 @@ import libcst as cst
 from migrator.contract.rule import Example, ImportRequest, PythonRule
 from migrator.core.model import Safety
 
-_NPU_MODULE = "mmcv.device.npu"
-# Qualified name of mmcv's wrapper -> (the module it is imported from by name, its NPU twin).
+# Qualified name of mmcv's wrapper -> (the module it is imported from by name, the name of
+# its twin for a device, after the device's upper-case prefix).
 _WRAPPERS = {
-    "mmcv.parallel.MMDataParallel": ("mmcv.parallel", "NPUDataParallel"),
-    "mmcv.parallel.data_parallel.MMDataParallel": (
-        "mmcv.parallel.data_parallel",
-        "NPUDataParallel",
-    ),
-    "mmcv.parallel.MMDistributedDataParallel": ("mmcv.parallel", "NPUDistributedDataParallel"),
+    "mmcv.parallel.MMDataParallel": ("mmcv.parallel", "DataParallel"),
+    "mmcv.parallel.data_parallel.MMDataParallel": ("mmcv.parallel.data_parallel", "DataParallel"),
+    "mmcv.parallel.MMDistributedDataParallel": ("mmcv.parallel", "DistributedDataParallel"),
     "mmcv.parallel.distributed.MMDistributedDataParallel": (
         "mmcv.parallel.distributed",
-        "NPUDistributedDataParallel",
+        "DistributedDataParallel",
     ),
 }
+# Devices for which mmcv ships both wrappers (`mmcv.device.npu`, `mmcv.device.mlu`).
+_MMCV_DEVICES = frozenset({"npu", "mlu"})
 # The first mmcv release with `mmcv.device.npu`.
 _FIRST = "1.7.0"
 _PROBE = "1.7.2"
@@ -74,43 +73,50 @@ class MmcvDataParallel(PythonRule):
         Example("class MMDataParallel:\n    pass\nm = MMDataParallel(model)\n"),
     )
 
-    def _pin_problem(self) -> str | None:
+    def _pin_problem(self, npu_module: str) -> str | None:
         """Why the project's mmcv may lack `mmcv.device.npu`, if it may."""
         pins = [*self.ctx.project.pins_of("mmcv-full"), *self.ctx.project.pins_of("mmcv")]
         if not pins:
-            return f"no mmcv pin found: {_NPU_MODULE} needs mmcv >= {_FIRST}"
+            return f"no mmcv pin found: {npu_module} needs mmcv >= {_FIRST}"
         for pin in pins:
             if not pin.allows(_PROBE):
                 return (
                     f"the project pins {pin.name}{pin.specifier} ({pin.path}:{pin.line}), "
-                    f"older than {_FIRST}, which added {_NPU_MODULE}: install mmcv 1.7.x"
+                    f"older than {_FIRST}, which added {npu_module}: install mmcv 1.7.x"
                 )
         return None
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         found = _WRAPPERS.get(self.qualname(original_node.func) or "")
-        if found is None or self.ctx.project.imports_package(_NPU_MODULE):
+        device = self.target.device_type
+        npu_module = f"mmcv.device.{device}"
+        if (
+            found is None
+            or device not in _MMCV_DEVICES
+            or self.ctx.project.imports_package(npu_module)
+        ):
             return updated_node
-        module, wrapper = found
-        local = self.local_name_for(f"{_NPU_MODULE}.{wrapper}")
+        module, suffix = found
+        wrapper = device.upper() + suffix
+        local = self.local_name_for(f"{npu_module}.{wrapper}")
         if local is None:
             if self.is_bound(wrapper):
                 self.warn(
                     original_node,
                     f"mmcv's CUDA wrapper: {wrapper} is another name in this file",
-                    f"wrap the model in {_NPU_MODULE}.{wrapper}",
+                    f"wrap the model in {npu_module}.{wrapper}",
                 )
                 return updated_node
             local = wrapper
-            self.add_import(_NPU_MODULE, wrapper)
+            self.add_import(npu_module, wrapper)
         func = original_node.func
         if isinstance(func, cst.Name):
             old = self.resolve_name(func.value) or ""
             old_name = old.rsplit(".", 1)[-1]
             alias = func.value if func.value != old_name else None
             self.ctx.imports.append(ImportRequest(module, old_name, alias, remove=True))
-        problem = self._pin_problem()
-        message = f"mmcv's CUDA wrapper -> {_NPU_MODULE}.{wrapper}"
+        problem = self._pin_problem(npu_module)
+        message = f"mmcv's CUDA wrapper -> {npu_module}.{wrapper}"
         if problem is not None:
             message += f" ({problem})"
         replacement = updated_node.with_changes(func=cst.Name(local))
