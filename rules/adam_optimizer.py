@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.bindings import module_bindings
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
+from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.contract.rule import Example, PythonRule
 from migrator.contract.trigger import Trigger
 from migrator.core.model import Safety
@@ -23,45 +23,13 @@ _OPTIMIZERS = {
     "torch.optim.SGD": "SGD",
     "torch.optim.sgd.SGD": "SGD",
 }
-# torch_npu's own GradScaler, whose step() passes grad_scaler=self to a fused optimizer.
-_NPU_SCALERS = frozenset(
-    {
-        f"{module}.GradScaler"
-        for module in (
-            "torch.npu.amp",
-            "torch.npu.amp.grad_scaler",
-            "torch_npu.npu.amp",
-            "torch_npu.npu.amp.grad_scaler",
-        )
-    }
-)
 # Given by the caller: the implementation is chosen already (or cannot be fused).
 _CHOSEN = ("foreach", "differentiable")
 
 
-def _npu_scaler_line(tree: ast.Module) -> int | None:
-    """The first line that names torch_npu's GradScaler through the module's imports (a
-    `GradScaler` imported from torch.cuda.amp by name becomes torch's own: NPU012)."""
-    bindings = module_bindings(tree)
-    lines: list[int] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Attribute, ast.Name)):
-            continue
-        parts = _dotted(node)
-        if parts is None:
-            continue
-        head = bindings.resolve(parts[0])
-        if head is None:
-            continue
-        name = ".".join([head, *parts[1:]])
-        if name in _NPU_SCALERS:
-            lines.append(node.lineno)
-    return min(lines) if lines else None
-
-
 def _adam_facts(tree: ast.Module) -> object:
     """The torch_npu GradScaler line and the `fused` kwargs names (`_Facts`, defined below)."""
-    return _Facts(_npu_scaler_line(tree), _fused_kwargs(tree))
+    return _Facts(npu_scaler_line(tree), _fused_kwargs(tree))
 
 
 class AdamOptimizer(PythonRule):
@@ -205,17 +173,6 @@ class AdamOptimizer(PythonRule):
             f"{short}: added fused=True (fused {self.target.name} kernel; needs a float lr, "
             "not a Tensor)",
         )
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@
 Beside each input: `<case>.out.<ext>` (the expected output; equal to the input when the
 rule must leave it alone), `<case>.changes` (the expected report lines) and optionally
 `<case>.path` (the project-relative path the rule sees, for rules limited to some paths)
-and `<case>.project.json` (project facts: `torch_npu`, the target release, and
-`fp16_scalers`, `[path, line, how]` lists).
+and `<case>.project.json` (project facts: `torch_npu`, the target release, and lists of
+the fields of `fp16_scalers` / `npu_grad_scalers` `[path, line, how]`, `imports`
+`[package, path, line]`, `pins` `[name, specifier, marker, path, line]`, `config_fp16`
+`[path, source, line, how, inherited]`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from migrator.contract.rule import Rule, RuleOptions
 from migrator.core.model import FileResult
-from migrator.core.project import EMPTY, Fp16Scaler, ProjectView
+from migrator.core.project import EMPTY, ConfigFp16, Fp16Scaler, Import, Pin, ProjectView
 from migrator.core.target import NPU, Target
 from migrator.data.release import resolve
 from migrator.engine import registry
@@ -77,6 +79,10 @@ class Case:
         release = raw.get("torch_npu")
         return ProjectView(
             fp16_scalers=tuple(Fp16Scaler(*item) for item in raw.get("fp16_scalers", ())),
+            npu_grad_scalers=tuple(Fp16Scaler(*i) for i in raw.get("npu_grad_scalers", ())),
+            imports=tuple(Import(*item) for item in raw.get("imports", ())),
+            pins=tuple(Pin(*item) for item in raw.get("pins", ())),
+            config_fp16=tuple(ConfigFp16(*item) for item in raw.get("config_fp16", ())),
             release=None if release is None else resolve(release),
         )
 

@@ -286,3 +286,77 @@ def test_a_changed_launch_script_rechecks_cached_files(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("python train.py\n")
     changed = invoke(str(tmp_path), "--allow-no-vcs", "--select", "TST090", "--verbose")
     assert "launched by run.sh:1: python" in changed.stderr
+
+
+def test_mmcv_pins_from_requirements_and_install_docs(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "requirements.txt": "mmcv-full>=1.4.8,<=1.6.0\n",
+            "docs/install.md": (
+                "```shell\npip install mmcv-full==1.4.0\n"
+                "#  pip install mmcv-full==1.3.0 -f https://example.org\n```\n"
+            ),
+            "setup.sh": "pip install -U 'mmcv==1.7.2' mmdet==2.28.2\n",
+        },
+    )
+    assert [(p.name, p.specifier, p.path, p.line) for p in view.pins] == [
+        ("mmcv-full", "==1.4.0", "docs/install.md", 2),
+        ("mmcv-full", "<=1.6.0,>=1.4.8", "requirements.txt", 1),
+        ("mmcv", "==1.7.2", "setup.sh", 1),
+    ]
+
+
+def test_mmcv_npu_import_is_a_fact(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "a.py": "from mmcv.device.npu import NPUDataParallel\n",
+            "b.py": "from mmcv.device import npu\n",
+        },
+    )
+    assert view.imports_package("mmcv.device.npu") and view.imports_package("mmcv")
+    assert [(i.package, i.path) for i in view.imports if i.package == "mmcv.device.npu"] == [
+        ("mmcv.device.npu", "a.py"),
+        ("mmcv.device.npu", "b.py"),
+    ]
+
+
+def test_mmcv_config_fp16_own_inherited_and_inheriting(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "configs/_base_/schedule.py": "optimizer = dict(type='AdamW', lr=1e-4)\n",
+            "configs/_base_/amp.py": "fp16 = dict(loss_scale=512.0)\n",
+            "configs/model_fp16.py": "_base_ = ['./_base_/schedule.py']\n\nfp16 = dict()\n",
+            "configs/child.py": "_base_ = './_base_/amp.py'\n",
+            "configs/plain.py": "_base_ = ['./_base_/other.py']\nfp16 = None\n",
+            "configs/hook.py": "optimizer_config = dict(type='Fp16OptimizerHook')\n",
+        },
+    )
+    found = {c.path: (c.source, c.line, c.how, c.inherited) for c in view.config_fp16}
+    assert found == {
+        "configs/_base_/amp.py": ("configs/_base_/amp.py", 1, "fp16 = ...", False),
+        "configs/_base_/schedule.py": ("configs/model_fp16.py", 3, "fp16 = ...", True),
+        "configs/child.py": ("configs/_base_/amp.py", 1, "fp16 = ...", False),
+        "configs/hook.py": (
+            "configs/hook.py",
+            1,
+            "optimizer_config = dict(type='Fp16OptimizerHook', ...)",
+            False,
+        ),
+        "configs/model_fp16.py": ("configs/model_fp16.py", 3, "fp16 = ...", False),
+    }
+    assert view.fp16_of_config("configs/plain.py") is None
+
+
+def test_npu_grad_scalers_are_found(tmp_path: Path) -> None:
+    view = _tree(
+        tmp_path,
+        {
+            "a.py": "import torch\n\nscaler = torch.npu.amp.GradScaler()\n",
+            "b.py": "import torch\nscaler = torch.amp.GradScaler('npu')\n",
+            "c.py": "from torch.cuda.amp import GradScaler\ns = GradScaler()\n",
+        },
+    )
+    assert [(s.path, s.line) for s in view.npu_grad_scalers] == [("a.py", 3), ("c.py", 2)]

@@ -112,6 +112,27 @@ class Fp16Scaler:
 
 
 @dataclass(frozen=True)
+class ConfigFp16:
+    """An mmcv config that trains fp16 with mmcv's loss scaler (`fp16 = dict(...)`, an
+    `Fp16OptimizerHook`, mmengine's `AmpOptimWrapper`), set in `source` at `line`: the
+    config itself, a `_base_` it inherits, or (`inherited`) a config that inherits this one,
+    whose optimizer this file's settings then build (read statically, never executed)."""
+
+    path: str
+    source: str
+    line: int
+    how: str
+    inherited: bool = False
+
+    @property
+    def reason(self) -> str:
+        if self.source == self.path:
+            return f"{self.how} (line {self.line})"
+        relation = "which inherits this config" if self.inherited else "a _base_ of this config"
+        return f"{self.how} ({self.source}:{self.line}, {relation})"
+
+
+@dataclass(frozen=True)
 class ProjectView:
     """Every fact, in a stable order (by file, then line)."""
 
@@ -120,6 +141,10 @@ class ProjectView:
     pins: tuple[Pin, ...] = ()
     device_settings: tuple[DeviceSetting, ...] = ()
     fp16_scalers: tuple[Fp16Scaler, ...] = ()
+    config_fp16: tuple[ConfigFp16, ...] = ()
+    # Python files that build torch_npu's own GradScaler (or import torch.cuda.amp's by
+    # name, which the migration moves there): `how` says "torch_npu's GradScaler".
+    npu_grad_scalers: tuple[Fp16Scaler, ...] = ()
     # The torch-npu release the run targets and why (migrator.data.release.resolve, from
     # the flag or `[tool.migrate]`, else the pins above); None: the documented default.
     release: TargetRelease | None = None
@@ -148,6 +173,10 @@ class ProjectView:
 
     def pins_of(self, name: str) -> tuple[Pin, ...]:
         return tuple(pin for pin in self.pins if pin.name == name)
+
+    def fp16_of_config(self, path: str) -> ConfigFp16 | None:
+        """Why the mmcv config at `path` trains fp16 with mmcv's scaler, if it does."""
+        return next((found for found in self.config_fp16 if found.path == path), None)
 
 
 def _default_release() -> TargetRelease:

@@ -15,14 +15,17 @@ import posixpath
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.core.project import (
     DEVICE_KEY,
+    ConfigFp16,
     DeviceSetting,
     Entry,
     Fp16Scaler,
@@ -44,7 +47,10 @@ else:
 # Files bigger than this are data, not launch scripts or configs.
 MAX_BYTES = 1 << 20
 MM_PACKAGES = ("mmcv", "mmdet", "mmdet3d")
-PINNED = frozenset({"torch", "torchvision", "torchaudio", "torch-npu"})
+# mmcv's pin says whether `mmcv.device.npu` (new in mmcv 1.7) can be there.
+PINNED = frozenset({"torch", "torchvision", "torchaudio", "torch-npu", "mmcv", "mmcv-full"})
+# mmcv's NPU module: a project importing it already runs its wrappers on the NPU.
+MMCV_NPU = "mmcv.device.npu"
 DEVICE_KEYS = DEVICE_KEY
 CUDA_DEVICE = re.compile(r"^cuda(?::\d+)?$")
 
@@ -120,10 +126,18 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
     pins: list[Pin] = []
     devices: list[DeviceSetting] = []
     scalers: list[Fp16Scaler] = []
+    configs: dict[str, _Config] = {}
+    npu_scalers: list[Fp16Scaler] = []
     for rel in files:
         name = posixpath.basename(rel)
         if rel.endswith(".py"):
             imports += _mm_imports(rel, texts.raw(rel))
+            npu_scalers += _npu_grad_scalers(rel, texts.raw(rel))
+            config = _mm_config(rel, texts.raw(rel))
+            if config is not None:
+                configs[rel] = config
+        if name.endswith((".md", ".rst", ".txt", ".sh")) or name == "Dockerfile":
+            pins += _pip_install_pins(rel, texts.raw(rel))
         if name == "pyproject.toml":
             text = texts.text(rel)
             entries += _pyproject_entries(rel, text, finder)
@@ -151,6 +165,8 @@ def build(root: Path, files: Sequence[str]) -> ProjectView:
         pins=tuple(sorted(pins, key=lambda p: (p.path, p.line))),
         device_settings=tuple(sorted(devices, key=lambda d: (d.path, d.line))),
         fp16_scalers=tuple(sorted(scalers, key=lambda f: (f.path, f.line))),
+        config_fp16=_config_fp16(configs),
+        npu_grad_scalers=tuple(npu_scalers),
     )
 
 
@@ -524,11 +540,45 @@ def _mm_imports(rel: str, data: bytes) -> list[Import]:
             names = [node.module]
         else:
             continue
+        if isinstance(node, ast.ImportFrom) and node.module == "mmcv.device":
+            names += [f"mmcv.device.{alias.name}" for alias in node.names]
         for name in names:
             top = name.split(".", 1)[0]
             if top in MM_PACKAGES and node.lineno < first.get(top, sys.maxsize):
                 first[top] = node.lineno
-    return [Import(package, rel, first[package]) for package in MM_PACKAGES if package in first]
+            if (name == MMCV_NPU or name.startswith(MMCV_NPU + ".")) and node.lineno < first.get(
+                MMCV_NPU, sys.maxsize
+            ):
+                first[MMCV_NPU] = node.lineno
+    packages = (*MM_PACKAGES, MMCV_NPU)
+    return [Import(package, rel, first[package]) for package in packages if package in first]
+
+
+# `pip install ... mmcv-full==1.4.0 ...` in install docs, READMEs and scripts: where mmcv
+# projects pin mmcv (mmcv-full has no wheel index on PyPI for most builds).
+_PIP_INSTALL = re.compile(r"\bpip3?\s+install\b(?P<args>[^\n#]*)")
+_MMCV_REQUIREMENT = re.compile(r"^[\"']?(?P<req>mmcv(?:[-_]full)?\s*(?:[=<>~!]=?|===)[^\s\"']+)")
+
+
+def _pip_install_pins(rel: str, data: bytes) -> list[Pin]:
+    """mmcv / mmcv-full requirements on `pip install` command lines of a text file."""
+    if b"mmcv" not in data or b"install" not in data:
+        return []
+    try:
+        text = decode_text(data).text
+    except SourceError:
+        return []
+    found: list[Pin] = []
+    for number, line in enumerate(split_lines(text), 1):
+        # A commented-out command (`#  pip install ...`) pins nothing.
+        for command in _PIP_INSTALL.finditer(line.split("#", 1)[0]):
+            for word in command.group("args").split():
+                match = _MMCV_REQUIREMENT.match(word)
+                if match is not None:
+                    pin = _pin(match.group("req"), rel, number)
+                    if pin is not None:
+                        found.append(pin)
+    return found
 
 
 def _pin(text: str, path: str, line: int) -> Pin | None:
@@ -721,3 +771,124 @@ def _fp16_configs(rel: str, text: str) -> list[Fp16Scaler]:
             line = document.lc.key("mixed_precision")[0] + 1 if hasattr(document, "lc") else 1
             scalers.append(Fp16Scaler(rel, line, "mixed_precision: fp16"))
     return scalers
+
+
+# mmcv configs -------------------------------------------------------------------------
+# Module-level settings by which mmcv / mmdet / mmengine train fp16 with their own loss
+# scaler (torch_npu's GradScaler on an NPU).
+_FP16_HOOKS = frozenset({"Fp16OptimizerHook", "GradientCumulativeFp16OptimizerHook"})
+_AMP_WRAPPERS = frozenset({"AmpOptimWrapper"})
+
+
+@dataclass(frozen=True)
+class _Config:
+    """What one mmcv-style config file sets itself: its fp16 setting and its `_base_`s."""
+
+    fp16: tuple[int, str] | None
+    bases: tuple[str, ...]
+
+
+def _mm_config(rel: str, data: bytes) -> _Config | None:
+    """The fp16 setting and `_base_` files of a Python file that may be an mmcv config."""
+    if b"_base_" not in data and b"fp16" not in data.lower() and b"Amp" not in data:
+        return None
+    try:
+        tree = ast.parse(decode_python(data).text)
+    except (SourceError, SyntaxError, ValueError, RecursionError):
+        return None
+    fp16: tuple[int, str] | None = None
+    bases: list[str] = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        value = statement.value
+        if target.id == "_base_":
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            for item in items:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    bases.append(
+                        posixpath.normpath(posixpath.join(posixpath.dirname(rel), item.value))
+                    )
+            continue
+        how = _fp16_setting(target.id, value)
+        if how is not None and fp16 is None:
+            fp16 = (statement.lineno, how)
+    return _Config(fp16, tuple(bases))
+
+
+def _fp16_setting(name: str, value: ast.expr) -> str | None:
+    if name == "fp16":
+        return None if isinstance(value, ast.Constant) and value.value is None else "fp16 = ..."
+    if name not in ("optimizer_config", "optim_wrapper") or not isinstance(value, ast.Call):
+        return None
+    kinds = _FP16_HOOKS if name == "optimizer_config" else _AMP_WRAPPERS
+    for keyword in value.keywords:
+        chosen = keyword.value
+        if (
+            keyword.arg == "type"
+            and isinstance(chosen, ast.Constant)
+            and isinstance(chosen.value, str)
+            and chosen.value in kinds
+        ):
+            return f"{name} = dict(type={chosen.value!r}, ...)"
+    return None
+
+
+def _config_fp16(configs: dict[str, _Config]) -> tuple[ConfigFp16, ...]:
+    """Each config that sets fp16 itself or through the `_base_` files the run walks."""
+    found: dict[str, ConfigFp16] = {}
+    for path in sorted(configs):
+        own = _inherited_fp16(path, configs, set())
+        if own is not None:
+            found[path] = ConfigFp16(path, *own)
+    # A `_base_` of an fp16 config builds that config's optimizer too.
+    for path, child in sorted(found.items()):
+        line, how = child.line, child.how
+        if child.source != path:
+            line, how = 1, f"{how} from {child.source}"
+        for base in _all_bases(path, configs, set()):
+            if base not in found:
+                found[base] = ConfigFp16(base, path, line, how, inherited=True)
+    return tuple(found[path] for path in sorted(found))
+
+
+def _all_bases(path: str, configs: dict[str, _Config], seen: set[str]) -> Iterator[str]:
+    config = configs.get(path)
+    if config is None:
+        return
+    for base in config.bases:
+        if base not in seen:
+            seen.add(base)
+            yield base
+            yield from _all_bases(base, configs, seen)
+
+
+def _inherited_fp16(
+    path: str, configs: dict[str, _Config], seen: set[str]
+) -> tuple[str, int, str] | None:
+    config = configs.get(path)
+    if config is None or path in seen:
+        return None
+    seen.add(path)
+    if config.fp16 is not None:
+        return (path, *config.fp16)
+    for base in config.bases:
+        setting = _inherited_fp16(base, configs, seen)
+        if setting is not None:
+            return setting
+    return None
+
+
+def _npu_grad_scalers(rel: str, data: bytes) -> list[Fp16Scaler]:
+    """torch_npu's GradScaler named in one Python file (its first line)."""
+    if b"GradScaler" not in data:
+        return []
+    try:
+        tree = ast.parse(decode_python(data).text)
+    except (SourceError, SyntaxError, ValueError, RecursionError):
+        return []
+    line = npu_scaler_line(tree)
+    return [] if line is None else [Fp16Scaler(rel, line, "torch_npu's GradScaler")]

@@ -311,7 +311,9 @@ def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst
     context = CodemodContext()
     for request in dict.fromkeys(requests):
         if request.remove:
-            RemoveImportsVisitor.remove_unused_import(context, request.module, request.name)
+            RemoveImportsVisitor.remove_unused_import(
+                context, request.module, request.name, request.asname
+            )
         else:
             AddImportsVisitor.add_needed_import(
                 context, request.module, request.name, request.asname

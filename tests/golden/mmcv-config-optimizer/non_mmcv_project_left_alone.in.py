@@ -1,0 +1,1 @@
+optimizer = dict(type='AdamW', lr=2e-4)

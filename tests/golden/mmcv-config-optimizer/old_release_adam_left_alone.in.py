@@ -1,0 +1,1 @@
+optimizer = dict(type='Adam', lr=1e-3)

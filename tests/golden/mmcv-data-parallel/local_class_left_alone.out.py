@@ -1,0 +1,6 @@
+class MMDataParallel:
+    def __init__(self, module):
+        self.module = module
+
+
+model = MMDataParallel(object())
