@@ -162,6 +162,7 @@ class MmcvCudaOp(UnsupportedConstruct):
         reported(
             "from mmcv.utils import ext_loader\n"
             "ext_module = ext_loader.load_ext('_ext', ['ms_deform_attn_forward'])\n"
+            "out = ext_module.ms_deform_attn_forward(value, shapes, index, loc, weights)\n"
         ),
         reported(
             "import torch\n"

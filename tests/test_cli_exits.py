@@ -101,7 +101,9 @@ def test_outside_git_a_rewrite_in_place_is_refused_unless_allow_no_vcs(tmp_path:
     allowed = invoke(str(root), "--allow-no-vcs")
     assert allowed.exit_code == cli.EXIT_OK
     assert (root / "pkg" / "train.py").read_text() == MIGRATED
-    assert allowed.stderr.splitlines()[-1].startswith("2 files scanned, 1 file changed, 1 file created")
+    assert allowed.stderr.splitlines()[-1].startswith(
+        "2 files scanned, 1 file changed, 1 file created"
+    )
 
 
 def test_outside_git_a_run_with_nothing_to_write_is_not_refused(tmp_path: Path) -> None:

@@ -65,5 +65,5 @@ def test_the_default_decides_and_jobs_forces(
     assert invoke(str(root), "--dry-run", "--no-cache").exit_code == 1
     assert started == [], "three small files must not start a pool"
     result = invoke(str(root), "--dry-run", "--no-cache", "--jobs", "2")
-    assert result.exit_code == 1 and "3 files changed" in result.stderr
+    assert result.exit_code == 1 and "3 files would change" in result.stderr
     assert started == [2]
