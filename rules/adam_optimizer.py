@@ -27,8 +27,48 @@ _OPTIMIZERS = {
 _CHOSEN = ("foreach", "differentiable")
 
 
-def _adam_facts(tree: ast.Module) -> object:
-    """The torch_npu GradScaler line and the `fused` kwargs names (`_Facts`, defined below)."""
+@dataclass(frozen=True)
+class _Facts:
+    scaler_line: int | None
+    # Names assigned a mapping that spells `fused` (`dict(fused=True)`, `{"fused": ...}`).
+    fused_kwargs: frozenset[str]
+
+
+def _star_names(call: cst.Call) -> set[str]:
+    return {
+        arg.value.value for arg in call.args if arg.star == "**" and isinstance(arg.value, cst.Name)
+    }
+
+
+def _spells_fused(node: ast.AST) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Call) and any(k.arg == "fused" for k in inner.keywords):
+            return True
+        if isinstance(inner, ast.Dict) and any(
+            isinstance(k, ast.Constant) and k.value == "fused" for k in inner.keys
+        ):
+            return True
+    return False
+
+
+def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
+    """Names the file assigns a mapping that chooses `fused` (anywhere in the file)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _spells_fused(node.value):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and node.value is not None
+            and isinstance(node.target, ast.Name)
+            and _spells_fused(node.value)
+        ):
+            names.add(node.target.id)
+    return frozenset(names)
+
+
+def _file_facts(tree: ast.Module) -> _Facts:
+    """The torch_npu GradScaler line and the names holding `fused` kwargs."""
     return _Facts(npu_scaler_line(tree), _fused_kwargs(tree))
 
 
@@ -85,7 +125,7 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("Adam", "SGD"), facts=_adam_facts)
+    trigger = Trigger(tokens=("Adam", "SGD"), facts=_file_facts)
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",
@@ -173,43 +213,3 @@ class AdamOptimizer(PythonRule):
             f"{short}: added fused=True (fused {self.target.name} kernel; needs a float lr, "
             "not a Tensor)",
         )
-
-
-@dataclass(frozen=True)
-class _Facts:
-    scaler_line: int | None
-    # Names assigned a mapping that spells `fused` (`dict(fused=True)`, `{"fused": ...}`).
-    fused_kwargs: frozenset[str]
-
-
-def _star_names(call: cst.Call) -> set[str]:
-    return {
-        arg.value.value for arg in call.args if arg.star == "**" and isinstance(arg.value, cst.Name)
-    }
-
-
-def _spells_fused(node: ast.AST) -> bool:
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Call) and any(k.arg == "fused" for k in inner.keywords):
-            return True
-        if isinstance(inner, ast.Dict) and any(
-            isinstance(k, ast.Constant) and k.value == "fused" for k in inner.keys
-        ):
-            return True
-    return False
-
-
-def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
-    """Names the file assigns a mapping that chooses `fused` (anywhere in the file)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _spells_fused(node.value):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif (
-            isinstance(node, ast.AnnAssign)
-            and node.value is not None
-            and isinstance(node.target, ast.Name)
-            and _spells_fused(node.value)
-        ):
-            names.add(node.target.id)
-    return frozenset(names)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.analysis.capability_gates import PROPERTIES_API, answer, capability_read
-from migrator.analysis.cst_helpers import string_value
+from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
 
@@ -129,7 +129,7 @@ class CudaCapabilityGate(PythonRule):
     # Imports --------------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            name = self._dotted(alias.name)
+            name = dotted_name(alias.name) or ""
             if name == "torch.cuda.nccl" or name.startswith("torch.cuda.nccl."):
                 self._nccl(node)
         return False
@@ -137,17 +137,11 @@ class CudaCapabilityGate(PythonRule):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return False
-        module = self._dotted(node.module)
-        names = {self._dotted(alias.name) for alias in node.names}
+        module = dotted_name(node.module) or ""
+        names = {dotted_name(alias.name) or "" for alias in node.names}
         if module.startswith("torch.cuda.nccl") or (module == "torch.cuda" and "nccl" in names):
             self._nccl(node)
         return False
-
-    @staticmethod
-    def _dotted(node: cst.BaseExpression) -> str:
-        if isinstance(node, cst.Attribute):
-            return f"{CudaCapabilityGate._dotted(node.value)}.{node.attr.value}"
-        return node.value if isinstance(node, cst.Name) else ""
 
     # Comparisons ----------------------------------------------------------------------
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:

@@ -9,7 +9,7 @@ from typing import Literal
 
 import libcst as cst
 
-from migrator.analysis.bindings import module_bindings
+from migrator.analysis.bindings import dotted_parts, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
@@ -144,9 +144,31 @@ class _Calls(cst.CSTVisitor):
         self.events.append(original_node)
 
 
-def _model_class_facts(tree: ast.Module) -> object:
-    """The line spans of the model classes (`_model_classes`, defined below with its helpers)."""
-    return _model_classes(tree)
+def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
+    """The line ranges of the file's model classes (see `_MODEL_BASES`), a class derived
+    from an earlier model class of the file included."""
+    bindings = module_bindings(tree)
+    models: set[str] = set()
+    ranges: list[tuple[int, int]] = []
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    for node in sorted(classes, key=lambda c: c.lineno):
+        for base in node.bases:
+            parts = dotted_parts(base)
+            if parts is None:
+                continue
+            head = bindings.resolve(parts[0])
+            name = ".".join([head, *parts[1:]]) if head is not None else None
+            local = len(parts) == 1 and parts[0] in models
+            if local or (
+                name is not None
+                and any(
+                    name.startswith(prefix) or name == prefix.rstrip(".") for prefix in _MODEL_BASES
+                )
+            ):
+                models.add(node.name)
+                ranges.append((node.lineno, node.end_lineno or node.lineno))
+                break
+    return tuple(ranges)
 
 
 class Float64Device(PythonRule):
@@ -210,7 +232,7 @@ class Float64Device(PythonRule):
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
     trigger = Trigger(
-        tokens=("float64", "double", "DoubleTensor", "np.float_"), facts=_model_class_facts
+        tokens=("float64", "double", "DoubleTensor", "np.float_"), facts=_model_classes
     )
     examples = (
         reported(
@@ -507,44 +529,6 @@ class Float64Device(PythonRule):
 
     def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
         super().warn(node, fill(message, self.target), suggestion)
-
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
-def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
-    """The line ranges of the file's model classes (see `_MODEL_BASES`), a class derived
-    from an earlier model class of the file included."""
-    bindings = module_bindings(tree)
-    models: set[str] = set()
-    ranges: list[tuple[int, int]] = []
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
-    for node in sorted(classes, key=lambda c: c.lineno):
-        for base in node.bases:
-            parts = _dotted(base)
-            if parts is None:
-                continue
-            head = bindings.resolve(parts[0])
-            name = ".".join([head, *parts[1:]]) if head is not None else None
-            local = len(parts) == 1 and parts[0] in models
-            if local or (
-                name is not None
-                and any(
-                    name.startswith(prefix) or name == prefix.rstrip(".") for prefix in _MODEL_BASES
-                )
-            ):
-                models.add(node.name)
-                ranges.append((node.lineno, node.end_lineno or node.lineno))
-                break
-    return tuple(ranges)
 
 
 _WHY = "the {DEVICE}'s matmul and several kernels have no float64"

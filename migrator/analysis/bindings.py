@@ -82,6 +82,19 @@ def imported_names(body: list[ast.stmt]) -> frozenset[str]:
     )
 
 
+def dotted_parts(node: ast.expr) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"] for Name/Attribute chains, else None (the stdlib-`ast`
+    twin of `migrator.analysis.cst_helpers.dotted_name`)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
 def is_availability_test(test: ast.expr) -> bool:
     """Whether an `if` test asks if an optional package is there (`is_x_available()`)."""
     for node in ast.walk(test):

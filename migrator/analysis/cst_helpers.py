@@ -170,14 +170,25 @@ def assigned_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]
         yield target
 
 
+def dotted_parts(node: cst.BaseExpression) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"] for Name/Attribute chains, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]
+
+
 def dotted_name(node: cst.BaseExpression) -> str | None:
-    """`a.b.c` as text for Name/Attribute chains, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = dotted_name(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
+    """`a.b.c` as text for Name/Attribute chains, else None: the one dotted-name helper
+    for LibCST trees (`migrator.analysis.bindings.dotted_parts` is its stdlib-`ast` twin).
+    Unlike `libcst.helpers.get_full_name_for_node` it names no calls or subscripts
+    (`a().b` is None, not "a.b"), so an import target and a callee stay apart."""
+    parts = dotted_parts(node)
+    return None if parts is None else ".".join(parts)
 
 
 def attribute_chain(

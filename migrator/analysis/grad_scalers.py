@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.analysis.bindings import module_bindings
+from migrator.analysis.bindings import dotted_parts, module_bindings
 
 # torch_npu's own GradScaler, whose step() passes grad_scaler=self to a fused optimizer.
 NPU_SCALERS = frozenset(
@@ -26,17 +26,6 @@ NPU_SCALERS = frozenset(
 )
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
 def npu_scaler_line(tree: ast.Module) -> int | None:
     """The first line that names torch_npu's GradScaler through the module's imports (a
     `GradScaler` imported from torch.cuda.amp by name becomes torch's own: NPU012)."""
@@ -45,7 +34,7 @@ def npu_scaler_line(tree: ast.Module) -> int | None:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Attribute, ast.Name)):
             continue
-        parts = _dotted(node)
+        parts = dotted_parts(node)
         if parts is None:
             continue
         head = bindings.resolve(parts[0])

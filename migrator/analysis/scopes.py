@@ -19,7 +19,12 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from migrator.analysis.bindings import Binding, ModuleBindings
-from migrator.analysis.cst_helpers import assigned_targets, dotted_name, is_availability_test
+from migrator.analysis.cst_helpers import (
+    assigned_targets,
+    dotted_name,
+    dotted_parts,
+    is_availability_test,
+)
 from migrator.analysis.device_regions import Region
 from migrator.analysis.positions import code_positions
 from migrator.analysis.statements import suites
@@ -374,16 +379,13 @@ class Scopes:
 
     def qualname(self, node: cst.BaseExpression) -> str | None:
         """`th.cuda.amp.autocast` -> "torch.cuda.amp.autocast" when `th` is `import torch`."""
-        parts: list[str] = []
-        while isinstance(node, cst.Attribute):
-            parts.append(node.attr.value)
-            node = node.value
-        if not isinstance(node, cst.Name):
+        parts = dotted_parts(node)
+        if parts is None:
             return None
-        head = self.resolve_name(node.value)
+        head = self.resolve_name(parts[0])
         if head is None:
             return None
-        return ".".join([head, *reversed(parts)])
+        return ".".join([head, *parts[1:]])
 
     def is_bound(self, name: str) -> bool:
         """Whether `name` is bound here (any kind of binding, in any visible scope)."""
