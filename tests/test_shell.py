@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from migrator.formats.shell import Script, line_starts, parse, position
+from migrator.formats.textlines import command_spans
 
 
 def _names(script: Script) -> list[str | None]:
@@ -86,3 +87,44 @@ def test_positions_are_one_based_and_handle_crlf() -> None:
     starts = line_starts(text)
     assert position(starts, text.index("c")) == (2, 2)
     assert position(starts, text.index("d")) == (3, 1)
+
+
+# Command lines (what suppressions and inserted TODO comments work on) come from the same
+# lexer. The shapes below are ones the old line scanner of textlines.py got wrong.
+def _spans(text: str) -> list[tuple[int, int]]:
+    return command_spans(text, "shell")
+
+
+def test_command_lines_join_continuations_open_quotes_and_heredoc_bodies() -> None:
+    text = "A=1 \\\n  python x.py\necho 'a\nb'\ncat <<-EOF\n\tbody\n\tEOF\nls\n"
+    assert _spans(text) == [(1, 2), (1, 2), (3, 4), (3, 4), (5, 7), (5, 7), (5, 7), (8, 8)]
+
+
+def test_a_comment_ending_in_a_backslash_does_not_continue() -> None:
+    assert _spans("# usage: run.sh \\\npython train.py\n") == [(1, 1), (2, 2)]
+
+
+def test_heredocs_with_escaped_or_quoted_delimiters_hold_their_bodies() -> None:
+    for opener in ("<<\\EOF", "<<'END-OF'", '<< "my doc"'):
+        delimiter = opener.lstrip("<\\ ").strip("'\"")
+        text = f"cat {opener} > x.py\nimport torch\n{delimiter}\npython x.py\n"
+        assert _spans(text) == [(1, 3), (1, 3), (1, 3), (4, 4)], opener
+
+
+def test_a_comment_after_a_separator_hides_its_quotes() -> None:
+    assert _spans("cd x;# it's here\npython a.py\n") == [(1, 1), (2, 2)]
+
+
+def test_a_shift_in_arithmetic_is_not_a_heredoc() -> None:
+    assert _spans("N=$((x << y))\npython a.py\ny\n") == [(1, 1), (2, 2), (3, 3)]
+    assert parse("N=$((1<<2))\ncat <<EOF\nbody\nEOF\n").literals[0].kind == "heredoc"
+
+
+def test_a_substitution_inside_double_quotes_is_one_command_line() -> None:
+    text = 'X="$(python -c "\nprint(1)\n")"\npython a.py\n'
+    assert _spans(text) == [(1, 3), (1, 3), (1, 3), (4, 4)]
+
+
+def test_command_lines_keep_crlf_and_lone_carriage_returns_as_line_ends() -> None:
+    assert _spans("a=1 \\\r\nb\r\nc\n") == [(1, 2), (1, 2), (3, 3)]
+    assert _spans("a=1\rpython a.py\rb\n") == [(1, 1), (2, 2), (3, 3)]

@@ -12,9 +12,10 @@ It reads enough of POSIX sh / bash to give the rules exact offsets for
 
 Comments (`#` at the start of a word) are skipped. It never executes or evaluates anything:
 what a string passed to `eval` or `bash -c` does is not known here, and an unquoted
-heredoc's body, which the shell does expand, is still reported as literal text. `<<`
-inside `$((...))` (a shift) is read as a heredoc. Unbalanced quotes run to the end of the
-text.
+heredoc's body, which the shell does expand, is still reported as literal text; a `<<`
+inside `$((...))` is a shift, not a heredoc. Unbalanced quotes run to the end of the text.
+It also says where each command line starts (`Script.command_line_starts`), which
+suppression comments and inserted TODO comments work on (`migrator.formats.textlines`).
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ class Script:
     expansions: list[Expansion]
     literals: list[Literal]
     nested: list[tuple[int, int]]
+    # Where each command line starts (a line continued by a backslash, an open quote or
+    # a heredoc body is one command line with the line it continues).
+    command_line_starts: list[int] = field(default_factory=lambda: [0])
 
     def in_literal(self, offset: int) -> Literal | None:
         for literal in self.literals:
@@ -126,7 +130,9 @@ def parse(text: str) -> Script:
     scanner = _Scanner(text)
     scanner.code(0, None)
     commands = [command for command in scanner.commands if command.words]
-    return Script(text, commands, scanner.expansions, scanner.literals, scanner.nested)
+    return Script(
+        text, commands, scanner.expansions, scanner.literals, scanner.nested, scanner.line_starts
+    )
 
 
 class _Scanner:
@@ -138,6 +144,12 @@ class _Scanner:
         self.literals: list[Literal] = []
         self.nested: list[tuple[int, int]] = []
         self.heredocs: list[tuple[str, bool, Command]] = []
+        # Offsets at which a command line starts: after a newline that is not inside
+        # quotes, a continuation or a heredoc body (its bodies belong to the line before).
+        self.line_starts: list[int] = [0]
+        # How many double quotes / `$((` the scan is inside.
+        self.quoted = 0
+        self.arithmetic = 0
 
     def _command(self) -> Command:
         command = Command()
@@ -184,6 +196,8 @@ class _Scanner:
                 i += 1
                 if self.heredocs:
                     i = self._heredoc_bodies(i)
+                if not self.quoted and i < n:
+                    self.line_starts.append(i)
             elif c == "#" and word is None:
                 newline = text.find("\n", i)
                 i = n if newline < 0 else newline
@@ -199,6 +213,8 @@ class _Scanner:
                 end_word(i)
                 if text.startswith("<<<", i):
                     i += 3
+                elif text.startswith("<<", i) and self.arithmetic:
+                    i += 2
                 elif text.startswith("<<", i):
                     i = self._heredoc_operator(i + 2, command)
                 else:
@@ -239,6 +255,13 @@ class _Scanner:
 
     def _double(self, i: int, command: Command) -> int:
         """From just after an opening double quote to just after its closing one."""
+        self.quoted += 1
+        try:
+            return self._double_body(i, command)
+        finally:
+            self.quoted -= 1
+
+    def _double_body(self, i: int, command: Command) -> int:
         text, n = self.text, self.n
         segment = i
         j = i
@@ -262,7 +285,11 @@ class _Scanner:
         text = self.text
         following = text[i + 1] if i + 1 < self.n else ""
         if following == "(":
+            # `$((...))` is arithmetic: a `<<` in it is a shift, not a heredoc.
+            arithmetic = text.startswith("(", i + 2)
+            self.arithmetic += arithmetic
             end = self.code(i + 2, ")")
+            self.arithmetic -= arithmetic
             self.nested.append((i, end))
             return end
         if following == "{":

@@ -4,7 +4,8 @@ Both formats continue a command over several lines (a trailing backslash; in she
 quote left open or a here-document), and neither allows a comment inside such a command.
 Suppression comments and inserted TODO comments therefore work on whole commands: a
 `# migrate: ignore` on the command's last line covers every line of it, and a TODO goes
-above its first line. This is a scanner for those few constructs, not a shell parser.
+above its first line. Shell command lines come from the one shell lexer
+(`migrator.formats.shell`); requirements lines are joined here.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from migrator.formats import shell
 from migrator.formats.sources import split_lines
 
 Style = Literal["python", "shell", "requirements"]
@@ -19,7 +21,7 @@ Style = Literal["python", "shell", "requirements"]
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 _SHEBANG = re.compile(r"^#!\S*(?:/|\s)(?:env\s+)?(?:ba|z|k|da)?sh\b")
 _REQUIREMENTS = re.compile(r"(?:requirements|constraints)[^/]*\.(?:txt|in)$")
-_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def style_for(rel: str, text: str = "") -> Style | None:
@@ -39,58 +41,29 @@ def _continued(line: str) -> bool:
     return (len(body) - len(body.rstrip("\\"))) % 2 == 1
 
 
-def _scan_shell_line(line: str, quote: str | None) -> tuple[str | None, list[tuple[bool, str]]]:
-    """The quote still open at the end of `line`, and its here-documents (strip, word)."""
-    heredocs: list[tuple[bool, str]] = []
-    index = 0
-    body = line.rstrip("\r\n")
-    while index < len(body):
-        char = body[index]
-        if quote == "'":
-            if char == "'":
-                quote = None
-        elif quote == '"':
-            if char == "\\":
-                index += 1
-            elif char == '"':
-                quote = None
-        elif char == "\\":
-            index += 1
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and (index == 0 or body[index - 1].isspace()):
-            break
-        elif char == "<" and body.startswith("<<", index) and not body.startswith("<<<", index):
-            match = _HEREDOC.match(body, index)
-            if match is not None:
-                heredocs.append((match.group(1) == "-", match.group(3)))
-                index = match.end()
-                continue
-        index += 1
-    return quote, heredocs
-
-
-def shell_spans(lines: list[str]) -> list[tuple[int, int]]:
-    """For each line (0-based), the (first, last) 1-based lines of its command."""
+def shell_spans(text: str) -> list[tuple[int, int]]:
+    """For each line (0-based), the (first, last) 1-based lines of its command line, as the
+    shell lexer (`migrator.formats.shell`) reads them."""
+    lines = split_lines(text)
+    # The lexer reads a lone carriage return as a blank; here it ends a line (as
+    # `split_lines` does). The replacement keeps every offset.
+    starts = shell.parse(_LONE_CR.sub("\n", text)).command_line_starts
+    firsts: list[int] = []
+    offset = following = first = 0
+    for index, line in enumerate(lines):
+        while following < len(starts) and starts[following] <= offset:
+            following += 1
+            first = index
+        firsts.append(first)
+        offset += len(line)
     spans: list[tuple[int, int]] = []
     index = 0
     while index < len(lines):
-        first = index
-        quote: str | None = None
-        pending: list[tuple[bool, str]] = []
-        while index < len(lines):
-            quote, heredocs = _scan_shell_line(lines[index], quote)
-            pending += heredocs
-            index += 1
-            if quote is None and not _continued(lines[index - 1]):
-                break
-        for strip, word in pending:
-            while index < len(lines):
-                body = lines[index].rstrip("\r\n")
-                index += 1
-                if (body.lstrip("\t") if strip else body) == word:
-                    break
-        spans += [(first + 1, index)] * (index - first)
+        end = index + 1
+        while end < len(lines) and firsts[end] == firsts[index]:
+            end += 1
+        spans += [(index + 1, end)] * (end - index)
+        index = end
     return spans
 
 
@@ -111,7 +84,7 @@ def command_spans(text: str, style: Style | None) -> list[tuple[int, int]]:
     """(first, last) line of the command holding each line; one line each when unknown."""
     lines = split_lines(text)
     if style == "shell":
-        return shell_spans(lines)
+        return shell_spans(text)
     if style == "requirements":
         return requirement_spans(lines)
     return [(number, number) for number in range(1, len(lines) + 1)]
