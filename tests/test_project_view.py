@@ -142,6 +142,37 @@ def test_a_module_variable_after_dash_m_names_each_module_it_holds(tmp_path: Pat
     ]
 
 
+# `-m` is read in the command it belongs to (the one shell lexer), not in its line: the
+# old line scan missed the first three and took the last (a git message, after `;`).
+COMMAND_SCOPED_SH = """\
+ROLLOUT="pkg.rollout.entrance"
+POLICY="pkg.policy.train"
+RUN="pkg.launcher.run"
+if python -m "$ROLLOUT"; then echo ok; fi
+cd pkg; torchrun --nproc-per-node 2 -m ${POLICY}
+(python -m $RUN)
+X=1 python a.py; git commit -m $ROLLOUT
+"""
+
+
+def test_a_module_variable_is_read_in_its_own_command(tmp_path: Path) -> None:
+    view = _tree(tmp_path, {**SCRIPT_FOLDER_FILES, "run.sh": COMMAND_SCOPED_SH})
+    assert [(e.path, e.line) for e in view.entries] == [
+        ("pkg/rollout/entrance.py", 1),
+        ("pkg/policy/train.py", 2),
+        ("pkg/launcher/run.py", 3),
+    ]
+    view = _tree(
+        tmp_path / "only_git",
+        {
+            **SCRIPT_FOLDER_FILES,
+            "run.sh": COMMAND_SCOPED_SH.splitlines()[0]
+            + "\nX=1 python a.py; git commit -m $ROLLOUT\n",
+        },
+    )
+    assert view.entries == ()
+
+
 README = """\
 # Demo
 

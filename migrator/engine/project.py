@@ -84,9 +84,9 @@ _SCRIPT_DIR = re.compile(
 _VARIABLE = re.compile(r"^\$(?:\{(?P<braced>\w+)\}|(?P<plain>\w+))(?=/|$)")
 # Commands whose arguments are assignments (`export ROOT=...`).
 _DECLARE = frozenset({"export", "local", "readonly", "declare", "typeset"})
-# `-m $MODULE` / `-m "${MODULE}"` anywhere in a script (an array built for a launcher too).
-_MODULE_VARIABLE = re.compile(
-    r"""(?<![\w-])-m\s+["']?\$\{?(?P<name>\w+)\}?["']?(?=\s|\)|$)""", re.MULTILINE
+# The word after `-m` that is one variable: `$MODULE`, `"${MODULE}"`.
+_VARIABLE_WORD = re.compile(
+    r"""^(?P<quote>"?)\$(?:\{(?P<braced>\w+)\}|(?P<plain>\w+))(?P=quote)$"""
 )
 _LAUNCHERS = frozenset({"torchrun", "accelerate", "deepspeed"})
 _MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
@@ -320,33 +320,45 @@ def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[
         if path is not None:
             line = shell.position(starts, name.start)[0] + first_line
             found.append(Entry(path, source, line, how))
-    found += _module_variables(source, text, values, finder)
+    found += _module_variables(source, script, values, finder)
     return found
 
 
-def _launches(text: str, found: re.Match[str]) -> bool:
-    """Whether the `-m` of `found` is a launcher's: its line starts with python, torchrun,
-    ... (or a wrapper of them), or is a line of an array (`CMD+=(`, `-m "$X"` alone)."""
-    start = text.rfind("\n", 0, found.start()) + 1
-    words = text[start : found.start()].split()
-    if not words or words[0].endswith("(") or "=(" in words[0]:
-        return True
+def _launches(words: Sequence[str]) -> bool:
+    """Whether a `-m` after `words` (a command's name and arguments, unquoted) is a
+    launcher's: they start with python, torchrun, ... (or a wrapper of them), or there are
+    none (a line of an array built for a launcher: `CMD+=(` then `-m "$X"`)."""
     for word in words:
-        name = posixpath.basename(word.strip("\"'"))
+        name = posixpath.basename(word)
         if _PYTHON.match(name) or name in _LAUNCHERS:
             return True
         if name not in _WRAPPERS and not shell.ASSIGNMENT.match(name):
             return False
-    return False
+    return not words
+
+
+def _dash_m_variables(command: shell.Command) -> Iterator[str]:
+    """The variables a launcher's `-m` takes in `command` (`-m "$MODULE"`)."""
+    _, name, args = command.parts()
+    if name is None:
+        return
+    words = [name, *args]
+    plain = [shell.unquote(word.text) for word in words]
+    for index in range(len(words) - 1):
+        if plain[index] != "-m" or not _launches(plain[:index]):
+            continue
+        variable = _VARIABLE_WORD.match(words[index + 1].text)
+        if variable is not None:
+            yield variable.group("braced") or variable.group("plain")
 
 
 def _module_variables(
-    source: str, text: str, values: dict[str, list[tuple[str, int]]], finder: _Finder
+    source: str, script: shell.Script, values: dict[str, list[tuple[str, int]]], finder: _Finder
 ) -> list[Entry]:
     """`-m "$MODULE"` (in a command, or in an array a launcher is built from): each
     module of the project the script assigns to that variable is launched."""
     found: list[Entry] = []
-    names = (m.group("name") for m in _MODULE_VARIABLE.finditer(text) if _launches(text, m))
+    names = (name for command in script.commands for name in _dash_m_variables(command))
     for name in dict.fromkeys(names):
         for value, line in values.get(name, ()):
             if not _MODULE_NAME.match(value):
