@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrator.contract.rule import Example, ImportRequest, PythonRule
+from migrator.contract.rule import Example, PythonRule
 from migrator.contract.trigger import Trigger
 from migrator.core.model import Safety
 
@@ -116,7 +116,7 @@ class MmcvDataParallel(PythonRule):
             old = self.resolve_name(func.value) or ""
             old_name = old.rsplit(".", 1)[-1]
             alias = func.value if func.value != old_name else None
-            self.ctx.imports.append(ImportRequest(module, old_name, alias, remove=True))
+            self.remove_import(module, old_name, alias)
         problem = self._pin_problem(npu_module)
         message = f"mmcv's CUDA wrapper -> {npu_module}.{wrapper}"
         if problem is not None:

@@ -289,9 +289,11 @@ class PythonRule(Rule, cst.CSTTransformer):
         """Ask the engine to add an import (through LibCST's AddImportsVisitor)."""
         self.ctx.imports.append(ImportRequest(module, name, asname))
 
-    def remove_import(self, module: str, name: str | None = None) -> None:
+    def remove_import(
+        self, module: str, name: str | None = None, asname: str | None = None
+    ) -> None:
         """Ask the engine to drop an import if nothing uses it (RemoveImportsVisitor)."""
-        self.ctx.imports.append(ImportRequest(module, name, remove=True))
+        self.ctx.imports.append(ImportRequest(module, name, asname, remove=True))
 
 
 class TextRule(Rule):

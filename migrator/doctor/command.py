@@ -11,8 +11,6 @@ import click
 
 from migrator.doctor.host import Host
 
-EXIT_USAGE = 2
-
 
 @click.command(name="doctor", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("path", required=False, type=click.Path(path_type=Path))
