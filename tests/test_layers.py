@@ -18,7 +18,12 @@ of the tool, so the emulator reads it too.
 Rules (`rules/`) and profile rules (`target_dit4dit/`) build on core, analysis, formats and
 contract only. The static tool never imports the emulator (`npu_emulator`, a package of its
 own) or torch; it reaches the emulator only through the `run` subprocess (and the DiT4DiT
-smoke, outside `migrator/`, through the emulator's stdlib-only `emulation_env`).
+smoke, `target_dit4dit.smoke`, through the emulator's stdlib-only `emulation_env`). The
+emulator imports nothing of the tool but `migrator.data`, the stdlib-only loader of the
+torch-npu API data.
+
+An import of `a.b.c` also runs the `__init__` of `a` and `a.b`, so the loop check follows
+those packages too (not the importer's own packages, which are already being imported).
 """
 
 from __future__ import annotations
@@ -93,6 +98,16 @@ def _imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
                     yield base
 
 
+def _packages_run(source: str, target: str) -> Iterator[str]:
+    """`target` and the packages above it that importing it runs, but not `source`'s own."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        package = ".".join(parts[:cut])
+        if cut < len(parts) and (source == package or source.startswith(package + ".")):
+            break
+        yield package
+
+
 def _graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Module -> the scanned modules it imports, and module -> every name it imports."""
     modules = _modules()
@@ -100,8 +115,27 @@ def _graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     names: dict[str, set[str]] = {}
     for name, path in modules.items():
         names[name] = set(_imported(name, path, modules))
-        edges[name] = {target for target in names[name] if target in modules and target != name}
+        edges[name] = {
+            module
+            for target in names[name]
+            for module in _packages_run(name, target)
+            if module in modules and module != name
+        }
     return edges, names
+
+
+def _emulator_imports() -> dict[str, set[str]]:
+    """Emulator module -> the names of the tool (migrator, rules, target_dit4dit) it imports."""
+    modules = _modules()
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / EMULATOR).rglob("*.py")):
+        name = _module_name(path)
+        found[name] = {
+            imported
+            for imported in _imported(name, path, modules)
+            if _inside(imported, ("migrator", "rules", "target_dit4dit"))
+        }
+    return found
 
 
 def _layer(module: str) -> int | None:
@@ -178,10 +212,10 @@ def test_the_tool_imports_only_downward() -> None:
 
 
 def test_rules_and_profiles_build_on_the_contract_only() -> None:
-    edges, _ = _graph()
+    _, names = _graph()
     reached = {
         (source, target)
-        for source, targets in edges.items()
+        for source, targets in names.items()
         if source.startswith(("rules", "target_dit4dit"))
         for target in targets
         if target.startswith("migrator") and (_layer(target) or 0) > RULE_TOP
@@ -200,6 +234,52 @@ def test_the_static_tool_never_imports_the_emulator_or_torch() -> None:
         if _inside(name, NEVER_IN_THE_TOOL)
     ]
     assert bad == []
+
+
+def test_rules_and_profiles_never_import_the_emulator_or_torch() -> None:
+    """Only the DiT4DiT smoke (a training run on the emulated NPU, not a migration step)
+    reaches the emulator, through its stdlib-only `emulation_env`, and imports torch."""
+    _, names = _graph()
+    reached = {
+        (source, name)
+        for source, imported in names.items()
+        if source.startswith(("rules", "target_dit4dit"))
+        for name in imported
+        if _inside(name, NEVER_IN_THE_TOOL)
+    }
+    smoke = {(s, n) for s, n in reached if _inside(s, ("target_dit4dit.smoke",))}
+    assert reached - smoke == set()
+    assert {n for _, n in smoke if _inside(n, (EMULATOR,))} == {"npu_emulator.emulation_env"}
+
+
+def test_the_emulator_imports_only_the_api_data_of_the_tool() -> None:
+    found = _emulator_imports()
+    assert len(found) > 20, "the emulator's modules were not found"
+    assert set().union(*found.values()) == {"migrator.data"}
+    edges, _ = _graph()
+    # The data loader itself imports nothing else of the tool (its package is `migrator`).
+    assert edges["migrator.data"] <= {"migrator"}
+
+
+def test_function_local_and_type_checking_imports_are_edges(tmp_path: Path) -> None:
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from migrator.output import report\n"
+        "def f():\n    from migrator.cli import main\n    import migrator.engine.session\n",
+        encoding="utf-8",
+    )
+    imported = set(_imported("migrator.formats.fake", source, _modules()))
+    assert {"migrator.output.report", "migrator.cli", "migrator.engine.session"} <= imported
+
+
+def test_a_loop_through_a_package_init_is_a_loop() -> None:
+    """`a.b.__init__` importing `a.c`, and `a.c` importing `a.b.x`, is a loop."""
+    edges = {"a.b": {"a.c"}, "a.c": set(_packages_run("a.c", "a.b.x")), "a.b.x": set()}
+    assert edges["a.c"] == {"a.b.x", "a.b"}
+    assert _cycles(edges) == [["a.b", "a.c"]]
+    # Within its own package a module does not re-run that package's `__init__`.
+    assert list(_packages_run("a.b.y", "a.b.x")) == ["a.b.x"]
 
 
 def test_the_check_sees_an_upward_import_and_a_loop() -> None:
