@@ -342,3 +342,30 @@ def mentions_source(node: cst.CSTNode, target: Target) -> bool:
         if isinstance(found, cst.SimpleString) and any(s in found.value.lower() for s in source):
             return True
     return False
+
+
+# Decisions made on the tree as it was written, by node id (a pass-shared cache): the node
+# is kept beside its decision so that a recycled id is never mistaken for it.
+Decisions = dict[int, tuple[cst.CSTNode, Region | None]]
+
+
+def decided(
+    decisions: Decisions, node: cst.CSTNode, resolve: Resolve, target: Target
+) -> Region | None:
+    """`region(node)`, decided once per node and then read from `decisions`."""
+    known = decisions.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    found = region(node, resolve, target)
+    decisions[id(node)] = (node, found)
+    return found
+
+
+def hand_on(decisions: Decisions, original: cst.CSTNode, result: object) -> None:
+    """Give the node a pass built from `original` the decision made for `original`, so that
+    later passes leave the same code alone."""
+    if not isinstance(result, cst.CSTNode) or result is original:
+        return
+    known = decisions.get(id(original))
+    if known is not None and known[0] is original:
+        decisions[id(result)] = (result, known[1])

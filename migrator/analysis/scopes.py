@@ -25,7 +25,7 @@ from migrator.analysis.cst_helpers import (
     dotted_parts,
     is_availability_test,
 )
-from migrator.analysis.device_regions import Region
+from migrator.analysis.device_regions import Decisions
 from migrator.analysis.positions import code_positions
 from migrator.analysis.statements import suites
 
@@ -44,7 +44,7 @@ class PassCache:
         # any pass edited it and handed on to the node each pass returns for it: a test the
         # run itself rewrote (`torch.cuda.is_available()` -> `torch.npu...`) must not make
         # the next rule take the chain for code that already handled the NPU.
-        self.device_regions: dict[int, tuple[cst.CSTNode, Region | None]] = {}
+        self.device_regions: Decisions = {}
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         if self._module is not module or self._positions is None:

@@ -201,10 +201,8 @@ class PythonRule(Rule, cst.CSTTransformer):
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
         result = super().on_leave(original_node, updated_node)
         kind = type(original_node)
-        if (kind is cst.If or kind is cst.Assert) and isinstance(result, cst.CSTNode):
-            known = self.ctx.shared.device_regions.get(id(original_node))
-            if known is not None and known[0] is original_node and result is not original_node:
-                self.ctx.shared.device_regions[id(result)] = (result, known[1])
+        if kind is cst.If or kind is cst.Assert:
+            device_regions.hand_on(self.ctx.shared.device_regions, original_node, result)
         self.names.leave(original_node)
         return result
 
@@ -212,12 +210,9 @@ class PythonRule(Rule, cst.CSTTransformer):
     def device_region(self, node: cst.CSTNode) -> device_regions.Region | None:
         """Whether device rules leave this `if` chain or `assert` alone, decided once on the
         tree as it was written (the decision is handed on to the nodes later passes build)."""
-        known = self.ctx.shared.device_regions.get(id(node))
-        if known is not None and known[0] is node:
-            return known[1]
-        found = device_regions.region(node, self.qualname, self.target)
-        self.ctx.shared.device_regions[id(node)] = (node, found)
-        return found
+        return device_regions.decided(
+            self.ctx.shared.device_regions, node, self.qualname, self.target
+        )
 
     def left_alone(self, node: cst.CSTNode, region: device_regions.Region) -> None:
         """Called for each region this rule skips; the rule that reports them overrides it."""
