@@ -1,0 +1,5 @@
+#!/bin/bash
+cat > scripts/inner.sh <<EOF
+accelerate launch --num_processes 8 training/train.py
+EOF
+bash scripts/inner.sh
