@@ -15,6 +15,12 @@ _DIRECTIVE = re.compile(r"#SBATCH\s+(?P<options>.*)")
 _LAUNCHERS = frozenset({"srun", "sbatch", "salloc"})
 
 
+def _words(options: str) -> list[str]:
+    """A directive's options as sbatch reads them: shell words, quotes removed, up to a
+    comment (`#SBATCH --gres="gpu:8"  # eight` is `--gres=gpu:8`)."""
+    return [unquote(word.text) for command in parse(options).commands for word in command.words]
+
+
 class SlurmGpuRequest(TextRule):
     """Report Slurm GPU requests: `#SBATCH --gres=gpu:N`, `--gpus`, `--gpus-per-node`,
     `--gpus-per-task` and the other per-GPU options, in batch directives and on
@@ -76,8 +82,7 @@ class SlurmGpuRequest(TextRule):
                 break
             match = _DIRECTIVE.match(line)
             if match is not None:
-                options = match.group("options").split(" #", 1)[0].split()
-                requests = self._requests(options)
+                requests = self._requests(_words(match.group("options")))
                 if requests:
                     at = offset + match.start("options")
                     found.append(self._report(text, at, "#SBATCH " + requests))
