@@ -8,14 +8,15 @@ from migrator.analysis.cst_helpers import retarget_device
 from migrator.contract.rule import Example, TextRule
 from migrator.contract.trigger import Trigger, Unit
 from migrator.core.model import Finding, Safety, TextEdit
-from migrator.formats.shell import SCRIPT_PATTERNS
-from migrator.formats.sources import split_lines
+from migrator.formats.shell import SCRIPT_PATTERNS, line_starts, parse, position
 
 # `--device cuda`, `--device=cuda:0`, `--eval-device 'cuda'`, `--map_location cuda`.
 _OPTION = re.compile(
     r"(?<![\w-])--(?P<key>device|[\w-]*[_-]device|map[_-]location)(?:=|[ \t]+)"
     r"(?P<quote>[\"']?)(?P<value>cuda(?::\d+)?)(?P=quote)(?=[\s;|&)]|$)"
 )
+# An option that names a device, alone in its word (its value is the next word).
+_FLAG = re.compile(r"^--(?:device|[\w-]*[_-]device|map[_-]location)$")
 # `DEVICE=cuda`, `export EVAL_DEVICE="cuda:0"` (not CUDA_VISIBLE_DEVICES: a list of ids).
 _ASSIGNMENT = re.compile(
     r"(?<![\w$-])(?P<key>DEVICE|[A-Z_]*_DEVICE|device|\w+_device)="
@@ -29,7 +30,9 @@ class ShellDeviceArgument(TextRule):
     What it does: in shell and Slurm scripts, the value of an option that names a device
     (`--device`, `--*-device` / `--*_device`, `--map_location`), written `--device cuda`,
     `--device=cuda:0` or quoted, and a variable so named (`DEVICE=cuda`, `export
-    EVAL_DEVICE="cuda:1"`), becomes `npu` / `npu:N`. Comment lines, other options
+    EVAL_DEVICE="cuda:1"`), becomes `npu` / `npu:N`, in the words of each command as the
+    shell lexer reads them (an option continued onto the next line by a backslash
+    included). Comments, heredoc bodies (text the script writes out), other options
     (`--name cuda`) and `CUDA_VISIBLE_DEVICES` are left alone.
 
     Why: these values reach the same argparse / click / typer options and environment
@@ -59,22 +62,39 @@ class ShellDeviceArgument(TextRule):
     )
 
     def check(self, text: str) -> list[Finding]:
-        lines = split_lines(text)
-        found: list[Finding] = []
-        offset = 0
         source, device = self.target.source_device_type, self.target.device_type
-        for number, line in enumerate(lines):
-            start, offset = offset, offset + len(line)
-            if line.lstrip().startswith("#") or source not in line:
-                continue
-            edits = [m for pattern in (_OPTION, _ASSIGNMENT) for m in pattern.finditer(line)]
-            for match in sorted(edits, key=lambda m: m.start("value")):
-                value = match.group("value")
-                new = retarget_device(value, source, device)
-                if new is None:
+        if source not in text:
+            return []
+        script = parse(text)
+        starts = line_starts(text)
+        # By the offset of the value: a word holding `$(...)` and the nested command's
+        # own words see the same text.
+        matches: dict[int, tuple[int, re.Match[str]]] = {}
+        for command in script.commands:
+            words = command.words
+            for index, word in enumerate(words):
+                flag = _FLAG.match(word.text) is not None
+                if source not in word.text and not flag:
                     continue
-                at = match.start("value")
-                message = f"{match.group('key')} {value!r} -> {new!r}"
-                edit = TextEdit(start + at, start + match.end("value"), new)
-                found.append(self.change(number + 1, at + 1, message, edit))
+                for pattern in (_OPTION, _ASSIGNMENT):
+                    for match in pattern.finditer(word.text):
+                        matches.setdefault(word.start + match.start("value"), (word.start, match))
+                if flag and index + 1 < len(words):
+                    # `--device cuda`: the option and its value are two words.
+                    following = words[index + 1]
+                    pair = _OPTION.fullmatch(f"{word.text} {following.text}")
+                    if pair is not None:
+                        base = following.start - len(word.text) - 1
+                        matches.setdefault(base + pair.start("value"), (base, pair))
+        found: list[Finding] = []
+        for start in sorted(matches):
+            base, match = matches[start]
+            value = match.group("value")
+            new = retarget_device(value, source, device)
+            if new is None:
+                continue
+            line, column = position(starts, start)
+            message = f"{match.group('key')} {value!r} -> {new!r}"
+            edit = TextEdit(start, base + match.end("value"), new)
+            found.append(self.change(line, column, message, edit))
         return found
