@@ -8,6 +8,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
+from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
     GRAD_SCALER_CALLS,
@@ -63,11 +64,9 @@ def _is_literal_device(node: ast.expr) -> bool:
 
 
 def _target_key(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
+    """`device` or `self.device` (a name, or one attribute of a name), else None."""
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts is not None and len(parts) <= 2 else None
 
 
 def literal_only_names(tree: ast.Module) -> frozenset[str]:
@@ -115,11 +114,8 @@ def _source_key(node: cst.BaseExpression) -> str | None:
         node = node.args[0].value
     if isinstance(node, cst.Attribute) and node.attr.value == "type":
         node = node.value
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        return f"{node.value.value}.{node.attr.value}"
-    return None
+    name = dotted_name(node)
+    return name if name is not None and name.count(".") <= 1 else None
 
 
 def _config_key(node: cst.BaseExpression) -> str | None:
