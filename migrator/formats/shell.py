@@ -147,7 +147,7 @@ class _Scanner:
         # Offsets at which a command line starts: after a newline that is not inside
         # quotes, a continuation or a heredoc body (its bodies belong to the line before).
         self.line_starts: list[int] = [0]
-        # How many double quotes / `$((` the scan is inside.
+        # How deep the scan is in double-quoted strings, and in `$((...))`.
         self.quoted = 0
         self.arithmetic = 0
 
@@ -256,10 +256,9 @@ class _Scanner:
     def _double(self, i: int, command: Command) -> int:
         """From just after an opening double quote to just after its closing one."""
         self.quoted += 1
-        try:
-            return self._double_body(i, command)
-        finally:
-            self.quoted -= 1
+        end = self._double_body(i, command)
+        self.quoted -= 1
+        return end
 
     def _double_body(self, i: int, command: Command) -> int:
         text, n = self.text, self.n
