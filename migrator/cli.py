@@ -296,7 +296,7 @@ def _codes(values: Sequence[str], origin: str, out: _Out) -> list[str]:
     from migrator.engine import registry
     from migrator.engine.selection import renamed, split_codes
 
-    codes, notes = renamed(split_codes(values), registry.load().aliases)
+    codes, notes = renamed(split_codes(values), registry.catalog().aliases)
     for note in notes:
         out.err(f"warning: {origin}: {note}")
     return codes
@@ -844,7 +844,7 @@ def _patcher(request: _Request, profile: Profile) -> str:
 def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
     """What the run does: the flags, with `[tool.migrate]` already under them (click's
     default_map); only paths from the config are read relative to its folder."""
-    from migrator.contract.rule import RuleOptions
+    from migrator.core.options import RuleOptions
     from migrator.engine import registry
     from migrator.engine.selection import SelectionError, select
     from migrator.engine.session import SessionError, choose_profile
@@ -855,7 +855,8 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
         profile = choose_profile(request.profile_name or "auto", root)
     except SessionError as error:
         raise _Failure(f"{request.origin('profile')}: {error}") from None
-    loaded = registry.load()
+    # The index, not the rule modules: a run imports a rule only for a file it may act on.
+    loaded = registry.catalog()
     out.known = (*loaded.codes, *loaded.aliases)
     profile_rules = loaded.for_profile(profile)
     selected = _codes(request.select, request.origin("select"), out)
@@ -1014,8 +1015,8 @@ def _emit(
     if request.statistics:
         from migrator.engine import registry
 
-        loaded = registry.load()
-        names = {rule.code: rule.name for rule in loaded.rules}
+        loaded = registry.catalog()
+        names = {entry.code: entry.name for entry in loaded.entries}
         names.update({code: step.name for code, step in loaded.steps.items()})
         out.out(findings.statistics(results, names))
     chosen = request.output_format

@@ -1,0 +1,208 @@
+"""The trigger index: a rule package's rules and their `Trigger`s as data.
+
+A run must know which files some rule may act on before it is worth importing the rules:
+every rule class is a LibCST transformer, and importing them all (and LibCST) costs more
+than a run over a project with nothing to migrate. So each of the tool's rule packages
+ships `triggers.json`, written from the rule classes themselves by
+
+    python -m migrator.engine.index
+
+It holds, per rule, what the registry and the engine's pre-filter read: code, name,
+module, class, priority, kind (Python or text) and the trigger's tokens, patterns, unit,
+paths, files and notebooks, and where its `always` function lives (the pre-filter calls
+it; `migrator.contract.expected` and `migrator.contract.entries` hold LibCST-free ones).
+Gates, statement gates and facts are only read once a rule is imported for a file.
+
+The index also records a digest of the package's modules: a package whose modules changed
+since its index was written (or one without an index, such as a third party's target
+package) is read by importing its rules, which is correct, only slower.
+`tests/test_startup.py` fails when a committed index is stale and names the command.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from migrator.contract.trigger import FileView, TokenPattern, Trigger, Unit
+
+if TYPE_CHECKING:
+    from migrator.contract.rule import Rule
+
+INDEX_FILE = "triggers.json"
+COMMAND = "python -m migrator.engine.index"
+# The Trigger fields the index writes as data; the callables are written apart.
+_DATA_FIELDS = ("tokens", "patterns", "unit", "paths", "files", "notebooks")
+_CALLABLE_FIELDS = ("gate", "statement_gate", "always", "facts")
+
+
+class IndexWriteError(Exception):
+    """A rule's trigger cannot be written to the index (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Always:
+    """A trigger's `always`, imported from its module the first time it is called."""
+
+    reference: str  # "module:qualname"
+
+    def __call__(self, view: FileView) -> bool:
+        return bool(resolve(self.reference)(view))
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """One rule as the index describes it; `load()` imports its class."""
+
+    code: str
+    name: str
+    module: str
+    qualname: str
+    package: str
+    priority: int
+    text: bool
+    # The trigger's data, with `always` as an `Always`; no gate, statement gate or facts.
+    trigger: Trigger
+
+    def load(self) -> type[Rule]:
+        found: type[Rule] = resolve(f"{self.module}:{self.qualname}")
+        return found
+
+
+def resolve(reference: str) -> Any:
+    module, _, qualname = reference.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def digest(folder: Path) -> str:
+    """The package's own modules (its top-level `.py` files), by name and content."""
+    hashed = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        hashed.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return hashed.hexdigest()
+
+
+def _reference(function: Callable[..., object], where: str) -> str:
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", None)
+    reference = f"{module}:{qualname}"
+    try:
+        found = resolve(reference) if module and qualname else None
+    except (ImportError, AttributeError):
+        found = None
+    if found is not function:
+        raise IndexWriteError(
+            f"{where}: its trigger's `always` must be a module-level function "
+            "(the index names it by module and name)"
+        )
+    return reference
+
+
+def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
+    """One rule's index entry, as JSON data."""
+    from migrator.contract.rule import TextRule
+
+    where = f"{rule.__module__}.{rule.__qualname__}"
+    trigger = rule.trigger
+    known = {*_DATA_FIELDS, *_CALLABLE_FIELDS}
+    unknown = [f.name for f in dataclasses.fields(Trigger) if f.name not in known]
+    if unknown:
+        raise IndexWriteError(
+            f"Trigger has fields the index does not know ({', '.join(unknown)}): "
+            "teach migrator/engine/index.py to write them"
+        )
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "module": rule.__module__,
+        "class": rule.__qualname__,
+        "package": package,
+        "priority": rule.priority,
+        "text": issubclass(rule, TextRule),
+        "tokens": list(trigger.tokens),
+        "patterns": [[pattern.literal, pattern.regex] for pattern in trigger.patterns],
+        "unit": trigger.unit.value,
+        "paths": list(trigger.paths),
+        "files": list(trigger.files),
+        "notebooks": trigger.notebooks,
+        "always": None if trigger.always is None else _reference(trigger.always, where),
+    }
+
+
+def _entry(data: dict[str, Any]) -> RuleEntry:
+    always = data["always"]
+    trigger = Trigger(
+        tokens=tuple(data["tokens"]),
+        patterns=tuple(TokenPattern(literal, regex) for literal, regex in data["patterns"]),
+        unit=Unit(data["unit"]),
+        paths=tuple(data["paths"]),
+        files=tuple(data["files"]),
+        notebooks=data["notebooks"],
+        always=None if always is None else Always(always),
+    )
+    return RuleEntry(
+        data["code"], data["name"], data["module"], data["class"], data["package"],
+        data["priority"], data["text"], trigger,
+    )  # fmt: skip
+
+
+def from_classes(rules: Sequence[type[Rule]], package: str) -> list[RuleEntry]:
+    """Entries built from imported rule classes (a package without a usable index)."""
+    return [_entry(entry_of(rule, package)) for rule in rules]
+
+
+def read(package: str, folder: Path) -> list[RuleEntry] | None:
+    """The package's entries from its index; None when it has none or it is stale."""
+    try:
+        data = json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("digest") != digest(folder):
+        return None
+    return [_entry(item) for item in data["rules"]]
+
+
+def render(package: str, folder: Path, rules: Sequence[type[Rule]]) -> str:
+    """The text of the package's index for these rule classes."""
+    data = {
+        "written_by": COMMAND,
+        "digest": digest(folder),
+        "rules": [entry_of(rule, package) for rule in sorted(rules, key=lambda r: r.code)],
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def expected() -> dict[Path, str]:
+    """Each of the tool's own rule packages' index file and the text it should hold."""
+    from migrator.engine import registry
+
+    loaded = registry.load()
+    found: dict[Path, str] = {}
+    for package in registry.own_packages():
+        folder = registry.package_folder(package)
+        rules = [rule for rule in loaded.rules if loaded.packages[rule] == package]
+        found[folder / INDEX_FILE] = render(package, folder, rules)
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for path, text in expected().items():
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if old != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
