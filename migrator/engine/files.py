@@ -12,7 +12,6 @@ import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
-
-import migrator
 from typing import TYPE_CHECKING
 
+import migrator
 from migrator.contract.profile import GENERIC, Profile, Step
 from migrator.engine import index
 from migrator.engine.index import RuleEntry
