@@ -5,7 +5,7 @@ every rule class is a LibCST transformer, and importing them all (and LibCST) co
 than a run over a project with nothing to migrate. So each of the tool's rule packages
 ships `triggers.json`, written from the rule classes themselves by
 
-    python -m migrator.engine.index
+    python -m migrator.engine.write_index
 
 It holds, per rule, what the registry and the engine's pre-filter read: code, name,
 module, class, priority, kind (Python or text) and the trigger's tokens, patterns, unit,
@@ -25,7 +25,6 @@ import dataclasses
 import hashlib
 import importlib
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from migrator.contract.rule import Rule
 
 INDEX_FILE = "triggers.json"
-COMMAND = "python -m migrator.engine.index"
+COMMAND = "python -m migrator.engine.write_index"
 # The Trigger fields the index writes as data; the callables are written apart.
 _DATA_FIELDS = ("tokens", "patterns", "unit", "paths", "files", "notebooks")
 _CALLABLE_FIELDS = ("gate", "statement_gate", "always", "facts")
@@ -180,29 +179,3 @@ def render(package: str, folder: Path, rules: Sequence[type[Rule]]) -> str:
         "rules": [entry_of(rule, package) for rule in sorted(rules, key=lambda r: r.code)],
     }
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-
-
-def expected() -> dict[Path, str]:
-    """Each of the tool's own rule packages' index file and the text it should hold."""
-    from migrator.engine import registry
-
-    loaded = registry.load()
-    found: dict[Path, str] = {}
-    for package in registry.own_packages():
-        folder = registry.package_folder(package)
-        rules = [rule for rule in loaded.rules if loaded.packages[rule] == package]
-        found[folder / INDEX_FILE] = render(package, folder, rules)
-    return found
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    for path, text in expected().items():
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old != text:
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
