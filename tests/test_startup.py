@@ -107,13 +107,13 @@ def test_the_committed_trigger_indexes_are_current() -> None:
         )
 
 
-def test_the_catalog_describes_every_rule_as_its_class_does() -> None:
+def test_the_indexes_describe_every_rule_as_its_class_does() -> None:
     loaded = registry.load()
-    catalog = registry.catalog()
+    catalog = registry.from_indexes()
     assert [entry.code for entry in catalog.entries] == [rule.code for rule in loaded.rules]
     for rule in loaded.rules:
         entry = catalog.by_code(rule.code)
-        assert entry is not None and entry.load() is rule
+        assert entry is not None and entry.rule is None and entry.load() is rule
         assert (entry.name, entry.priority, entry.package) == (
             rule.name,
             rule.priority,

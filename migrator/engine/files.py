@@ -6,9 +6,10 @@ The engine never imports or runs the code it migrates; it reads bytes and parses
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,8 @@ from migrator.formats.textlines import command_spans, style_for
 # imports none of them.
 if TYPE_CHECKING:
     from migrator.contract.rule import PythonRule, RuleContext
+    from migrator.core.project import ProjectView
+    from migrator.core.target import Target
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 # migrator.formats.notebook.SUFFIX (that module is imported only for a notebook to migrate).
@@ -39,6 +42,28 @@ NOTEBOOK_SUFFIX = ".ipynb"
 # with enough work behind it: about this many bytes of candidate files each, some 0.8 s of
 # one core's rule passes on DiT4DiT-like code. Below it the run stays in this process.
 BYTES_PER_WORKER = 256 * 1024
+
+
+def migrate_python(
+    text: str,
+    path: str,
+    rules: Sequence[type[PythonRule]],
+    target: Target,
+    options: RuleOptions,
+    *,
+    full: bool,
+    inherited: ModuleBindings,
+    project: ProjectView,
+    aliases: Mapping[str, str],
+) -> Outcome:
+    """`migrator.engine.python.migrate_python`, imported on the first file that needs it
+    (it imports LibCST)."""
+    from migrator.engine import python
+
+    return python.migrate_python(
+        text, path, rules, target, options, full=full, inherited=inherited, project=project,
+        aliases=aliases,
+    )  # fmt: skip
 
 
 class _Prepared:
@@ -102,8 +127,6 @@ class _Prepared:
         inherited: ModuleBindings = EMPTY,
     ) -> Outcome:  # fmt: skip
         """Rules, then (with --annotate) TODO comments placed on the migrated text."""
-        from migrator.engine.python import migrate_python
-
         settings = self.settings
 
         def run(source: str) -> Outcome:
@@ -372,8 +395,6 @@ def migrate_files(
         for rel in files:
             yield prepared.migrate(root, rel)
         return
-    import multiprocessing
-
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     chunk = max(1, min(16, len(files) // (jobs * 8)))

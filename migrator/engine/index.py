@@ -26,7 +26,7 @@ import hashlib
 import importlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,9 +68,13 @@ class RuleEntry:
     priority: int
     text: bool
     # The trigger's data, with `always` as an `Always`; no gate, statement gate or facts.
+    # (An entry made from an imported class holds that class and its own trigger.)
     trigger: Trigger
+    rule: type[Rule] | None = field(default=None, compare=False)
 
     def load(self) -> type[Rule]:
+        if self.rule is not None:
+            return self.rule
         found: type[Rule] = resolve(f"{self.module}:{self.qualname}")
         return found
 
@@ -155,9 +159,14 @@ def _entry(data: dict[str, Any]) -> RuleEntry:
     )  # fmt: skip
 
 
-def from_classes(rules: Sequence[type[Rule]], package: str) -> list[RuleEntry]:
-    """Entries built from imported rule classes (a package without a usable index)."""
-    return [_entry(entry_of(rule, package)) for rule in rules]
+def from_class(rule: type[Rule], package: str) -> RuleEntry:
+    """The entry of an imported rule class: its own trigger, and the class itself."""
+    from migrator.contract.rule import TextRule
+
+    return RuleEntry(
+        rule.code, rule.name, rule.__module__, rule.__qualname__, package, rule.priority,
+        issubclass(rule, TextRule), rule.trigger, rule,
+    )  # fmt: skip
 
 
 def read(package: str, folder: Path) -> list[RuleEntry] | None:

@@ -328,8 +328,33 @@ class Catalog:
         return sorted(chosen, key=lambda entry: (entry.priority, entry.code))
 
 
-@functools.lru_cache(maxsize=1)
 def catalog() -> Catalog:
+    """The registry for a run. Once the full registry is in hand (`load()` has run, or a
+    registry was supplied in its place) it is that one's view; otherwise it is read from the
+    packages' trigger indexes, importing no rule."""
+    info = getattr(load, "cache_info", None)
+    if info is None or info().currsize:
+        return _viewed(load())
+    return from_indexes()
+
+
+_VIEWS: dict[int, tuple[Registry, Catalog]] = {}
+
+
+def _viewed(registry: Registry) -> Catalog:
+    held = _VIEWS.get(id(registry))
+    if held is not None and held[0] is registry:
+        return held[1]
+    entries = tuple(index.from_class(rule, registry.packages[rule]) for rule in registry.rules)
+    view = Catalog(entries, registry.profiles, registry.steps, registry.aliases)
+    _VIEWS.clear()
+    _VIEWS[id(registry)] = (registry, view)
+    return view
+
+
+@functools.lru_cache(maxsize=1)
+def from_indexes() -> Catalog:
+    """The catalog as the packages' trigger indexes describe it (see `catalog`)."""
     entries: list[RuleEntry] = []
     found = _Packages()
     for package_name in _package_names():
@@ -339,7 +364,7 @@ def catalog() -> Catalog:
             # No index, or one older than the package's modules: import its rules.
             rules = [rule for module in _modules(package) for rule in _rule_classes(module)]
             validate(rules)
-            read = index.from_classes(rules, package_name)
+            read = [index.from_class(rule, package_name) for rule in rules]
         entries.extend(read)
         found.add(package_name, package)
     unique = found.steps()
