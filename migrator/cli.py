@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 import click
 
@@ -30,7 +30,6 @@ from migrator.core.model import (
     Status,
 )
 from migrator.core.target import TARGETS
-from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
 from migrator.engine.config import load_file as load_config_file
@@ -69,6 +68,21 @@ class _DefaultGroup(click.Group):
 
     default_name = "migrate"
     _loaded = False
+    # Built-in commands, imported only when named or listed (a run never needs them).
+    lazy: ClassVar[Mapping[str, str]] = {"doctor": "migrator.doctor.command:doctor_command"}
+
+    def _load_lazy(self, *names: str) -> None:
+        for name in names:
+            reference = self.lazy.get(name)
+            if reference is not None and name not in self.commands:
+                import importlib
+
+                module, _, attr = reference.partition(":")
+                self.add_command(getattr(importlib.import_module(module), attr))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load_lazy(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def _load_plugins(self) -> None:
         if not self._loaded:
@@ -80,10 +94,13 @@ class _DefaultGroup(click.Group):
                     self.add_command(command)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_lazy(*self.lazy)
         self._load_plugins()
         return super().list_commands(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args:
+            self._load_lazy(args[0])
         if args and args[0] not in self.commands and _bare_word(args[0]):
             self._load_plugins()
         if not args or args[0] not in self.commands or args[0] == self.default_name:
@@ -1395,8 +1412,6 @@ def run_command(
     args = list(program[1:] if program[:1] == ("--",) else program)
     sys.exit(subprocess.call([*command, *args]))
 
-
-main.add_command(doctor_command)
 
 if __name__ == "__main__":
     main()

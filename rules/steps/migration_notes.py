@@ -25,6 +25,12 @@ from migrator.contract.profile import StepInput
 from migrator.core.model import FileResult, Status
 
 CODE = "NPU094"
+# The codes the notes read results by: entry-point-setup's, and those of the dependency
+# rules (cuda-requirements, pyproject-dependencies). Written as codes, which never change
+# meaning (rules/__init__.py), so writing the notes imports none of those rules (nor
+# tomlkit); tests/test_startup.py checks that they are those rules' codes.
+ENTRY_SETUP = "NPU030"
+DEPENDENCIES = ("NPU102", "NPU114")
 # migrator.output.migration_notes.PATH, which is imported only when the notes are written.
 PATH = "NPU_MIGRATION.md"
 
@@ -47,18 +53,13 @@ class MigrationNotes:
 
     def __call__(self, given: StepInput) -> list[FileResult]:
         if not _news(given):
-            # Nothing to write: the notes are neither rendered nor their rules imported
-            # (a run with nothing to migrate stays free of LibCST and the report writers).
+            # Nothing to write: the notes are not rendered (a run with nothing to migrate
+            # stays free of the report writers).
             # The same results as `decide` gives without news.
             exists = os.path.lexists(given.root / PATH)
             return [FileResult(PATH, Status.UNCHANGED)] if exists else []
         from migrator.output.migration_notes import Codes, decide, render
-        from rules.cuda_requirements import CudaRequirements
-        from rules.entry_point_setup import EntryPointSetup
-        from rules.pyproject_dependencies import PyprojectDependencies
 
-        codes = Codes(
-            CODE, EntryPointSetup.code, (CudaRequirements.code, PyprojectDependencies.code)
-        )
+        codes = Codes(CODE, ENTRY_SETUP, DEPENDENCIES)
         text = render(given.root, given.results, given.project, codes, given.skipped)
         return decide(given.root, text, given.results, CODE)
