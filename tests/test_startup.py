@@ -80,18 +80,25 @@ def test_a_run_over_files_no_rule_can_act_on_imports_no_rule_and_no_libcst(
     assert _heavy(_loaded(root, ".", "--dry-run", "--no-cache", "--select", "NPU0")) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "acting"),
+    [
+        ("import torch\nx = torch.zeros(2).cuda()\n", "rules.cuda_method"),
+        ("import pynvml\n\npynvml.nvmlInit()\n", "rules.pynvml"),  # a warning
+    ],
+    ids=["an_edit", "a_warning"],
+)
 def test_a_run_over_one_small_file_imports_only_the_rules_its_text_can_trigger(
-    tmp_path: Path,
+    tmp_path: Path, text: str, acting: str
 ) -> None:
     root = git_repo(tmp_path / "proj")
-    text = "import torch\nx = torch.zeros(2).cuda()\n"
     (root / "b.py").write_text(text)
     commit_all(root)
     loaded = set(_loaded(root, "b.py", "--dry-run", "--no-cache"))
     assert "libcst" in loaded
     catalog = registry.catalog()
     triggered = {e.module for e in catalog.entries if e.trigger.matches(text)}
-    assert "rules.cuda_method" in loaded & triggered, "the rule that acts was imported"
+    assert acting in loaded & triggered, "the rule that acts was imported"
     assert loaded & _rule_modules() <= triggered
     assert "rules.op_without_npu_kernel" not in loaded
     # The notes (NPU094) are written, without importing the dependency rules they name.
@@ -122,6 +129,7 @@ def test_the_indexes_describe_every_rule_as_its_class_does() -> None:
         for name in ("tokens", "patterns", "unit", "paths", "files", "notebooks"):
             assert getattr(entry.trigger, name) == getattr(rule.trigger, name), rule.code
         assert (entry.trigger.always is None) == (rule.trigger.always is None), rule.code
+        assert entry.action == getattr(rule, "action", None), rule.code
     for profile in loaded.profiles:
         assert [e.code for e in catalog.for_profile(profile)] == [
             r.code for r in loaded.for_profile(profile)
@@ -158,5 +166,5 @@ def test_the_notes_step_knows_the_notes_path_and_the_codes_of_the_rules_it_reads
     from rules.steps import migration_notes as step
 
     assert step.PATH == output.PATH
-    assert step.ENTRY_SETUP == EntryPointSetup.code
-    assert step.DEPENDENCIES == (CudaRequirements.code, PyprojectDependencies.code)
+    assert EntryPointSetup.code == step.ENTRY_SETUP
+    assert (CudaRequirements.code, PyprojectDependencies.code) == step.DEPENDENCIES

@@ -70,6 +70,8 @@ class RuleEntry:
     # The trigger's data, with `always` as an `Always`; no gate, statement gate or facts.
     # (An entry made from an imported class holds that class and its own trigger.)
     trigger: Trigger
+    # What a person must do about its warnings (`Rule.action`; None where it declares none).
+    action: str | None = None
     rule: type[Rule] | None = field(default=None, compare=False)
 
     def load(self) -> type[Rule]:
@@ -139,6 +141,7 @@ def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
         "files": list(trigger.files),
         "notebooks": trigger.notebooks,
         "always": None if trigger.always is None else _reference(trigger.always, where),
+        "action": _action(rule),
     }
 
 
@@ -155,7 +158,7 @@ def _entry(data: dict[str, Any]) -> RuleEntry:
     )
     return RuleEntry(
         data["code"], data["name"], data["module"], data["class"], data["package"],
-        data["priority"], data["text"], trigger,
+        data["priority"], data["text"], trigger, data["action"],
     )  # fmt: skip
 
 
@@ -165,8 +168,14 @@ def from_class(rule: type[Rule], package: str) -> RuleEntry:
 
     return RuleEntry(
         rule.code, rule.name, rule.__module__, rule.__qualname__, package, rule.priority,
-        issubclass(rule, TextRule), rule.trigger, rule,
+        issubclass(rule, TextRule), rule.trigger, _action(rule), rule,
     )  # fmt: skip
+
+
+def _action(rule: type[Rule]) -> str | None:
+    value = getattr(rule, "action", None)
+    # A plain string (`ActionName`); an `Action` member is written as its value.
+    return None if value is None else str(getattr(value, "value", value))
 
 
 def read(package: str, folder: Path) -> list[RuleEntry] | None:
