@@ -89,7 +89,7 @@ class _DefaultGroup(click.Group):
             from migrator.engine import registry
 
             self._loaded = True
-            for command in registry.load().commands:
+            for command in registry.catalog().commands:
                 if isinstance(command, click.Command):
                     self.add_command(command)
 

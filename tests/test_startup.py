@@ -78,6 +78,8 @@ def test_a_run_over_files_no_rule_can_act_on_imports_no_rule_and_no_libcst(
     commit_all(root)
     assert _heavy(_loaded(root, ".", "--dry-run")) == []
     assert _heavy(_loaded(root, ".", "--dry-run", "--no-cache", "--select", "NPU0")) == []
+    # A bare folder name may name a profile package's command: still no rule is imported.
+    assert _heavy(_loaded(tmp_path, "proj", "--dry-run")) == []
 
 
 @pytest.mark.parametrize(
@@ -135,6 +137,7 @@ def test_the_indexes_describe_every_rule_as_its_class_does() -> None:
             r.code for r in loaded.for_profile(profile)
         ]
     assert catalog.codes == loaded.codes and dict(catalog.aliases) == dict(loaded.aliases)
+    assert catalog.commands == loaded.commands
 
 
 def test_an_index_older_than_its_package_is_not_read(tmp_path: Path) -> None:

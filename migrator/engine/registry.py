@@ -306,6 +306,7 @@ class Catalog:
     profiles: tuple[Profile, ...]
     steps: Mapping[str, Step] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)
+    commands: tuple[object, ...] = ()
 
     def by_code(self, code: str) -> RuleEntry | None:
         return next((entry for entry in self.entries if entry.code == code.upper()), None)
@@ -346,7 +347,7 @@ def _viewed(registry: Registry) -> Catalog:
     if held is not None and held[0] is registry:
         return held[1]
     entries = tuple(index.from_class(rule, registry.packages[rule]) for rule in registry.rules)
-    view = Catalog(entries, registry.profiles, registry.steps, registry.aliases)
+    view = Catalog(entries, registry.profiles, registry.steps, registry.aliases, registry.commands)
     _VIEWS.clear()
     _VIEWS[id(registry)] = (registry, view)
     return view
@@ -371,5 +372,5 @@ def from_indexes() -> Catalog:
     steps = {step.code: step for step in unique}
     return Catalog(
         tuple(sorted(entries, key=lambda entry: entry.code)), tuple(found.profiles), steps,
-        found.aliases,
+        found.aliases, tuple(found.commands),
     )  # fmt: skip
