@@ -952,7 +952,8 @@ def _run(request: _Request, out: _Out) -> int:
     # A run in place may yet be refused: its lines wait until that is known.
     from migrator.engine.walk import git_toplevel
 
-    in_git = git_toplevel(the_plan.root) is not None
+    # The walk asked git already for a folder it listed through git (one process less).
+    in_git = the_plan.tree.in_git or git_toplevel(the_plan.root) is not None
     allowed = request.allow_dirty if in_git else request.allow_no_vcs
     refusable = request.mode == "in-place" and not allowed
     if refusable:
