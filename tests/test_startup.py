@@ -140,6 +140,20 @@ def test_the_indexes_describe_every_rule_as_its_class_does() -> None:
     assert catalog.commands == loaded.commands
 
 
+def test_a_package_without_a_usable_index_is_read_by_importing_its_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registry.from_indexes.cache_clear()
+    monkeypatch.setattr(index, "read", lambda package, folder: None)
+    try:
+        fallback = registry.from_indexes()
+    finally:
+        registry.from_indexes.cache_clear()
+    loaded = registry.load()
+    assert [entry.code for entry in fallback.entries] == [rule.code for rule in loaded.rules]
+    assert all(entry.rule is entry.load() for entry in fallback.entries)
+
+
 def test_an_index_older_than_its_package_is_not_read(tmp_path: Path) -> None:
     (tmp_path / "a_rule.py").write_text("CODE = 1\n")
     body = {"digest": index.digest(tmp_path), "rules": []}
@@ -147,6 +161,9 @@ def test_an_index_older_than_its_package_is_not_read(tmp_path: Path) -> None:
     assert index.read("pkg", tmp_path) == []
     (tmp_path / "a_rule.py").write_text("CODE = 2\n")
     assert index.read("pkg", tmp_path) is None, "a changed module makes the index stale"
+    body = {"digest": index.digest(tmp_path), "rules": [{"code": "TST001"}]}
+    (tmp_path / index.INDEX_FILE).write_text(json.dumps(body))
+    assert index.read("pkg", tmp_path) is None, "an index in another format is not read"
     (tmp_path / index.INDEX_FILE).unlink()
     assert index.read("pkg", tmp_path) is None
 

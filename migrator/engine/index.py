@@ -186,7 +186,11 @@ def read(package: str, folder: Path) -> list[RuleEntry] | None:
         return None
     if not isinstance(data, dict) or data.get("digest") != digest(folder):
         return None
-    return [_entry(item) for item in data["rules"]]
+    try:
+        return [_entry(item) for item in data["rules"]]
+    except (KeyError, TypeError, ValueError):
+        # Written by another version of this module: as good as none.
+        return None
 
 
 def render(package: str, folder: Path, rules: Sequence[type[Rule]]) -> str:
