@@ -17,6 +17,13 @@ but much less the ratios, so quote ratios and say how busy the machine was.
 `--scaling` also runs jobs 1 on the first quarter and half of the files to show that peak
 memory does not grow with the number of files.
 
+`--startup` instead prints the start-up figures: the CPU seconds (user + sys, child
+processes included, as `/usr/bin/time -f "%U %S"` counts them) of `migrate --version`, of
+`migrate . --dry-run` over a git repository whose one file holds no rule's token
+(`x = 1`), and of `migrate b.py --dry-run` over one small file that needs LibCST
+(`x = torch.zeros(2).cuda()`), each the best of `--runs` fresh processes after one
+warm-up run that writes the bytecode caches.
+
 `--versus-gpu2ascend TOOL` also times Huawei's migration tool (PyTorch GPU2Ascend, the
 `pytorch_gpu2npu.sh` script of msFmkTransplt, the analysis and migration tool that ships
 with the CANN toolkit under `<CANN>/ascend-toolkit/latest/tools/ms_fmk_transplt/`; see the
@@ -105,6 +112,56 @@ def time_gpu2ascend(tool: Path, root: Path, version: str, runs: int) -> tuple[fl
         return _timed(command, runs)
 
 
+STARTUP_CASES = {
+    "version": ("--version",),
+    "no_token_run": (".", "--dry-run"),
+    "one_file_run": ("b.py", "--dry-run"),
+}
+
+
+def _cpu(command: list[str], cwd: Path, env: dict[str, str]) -> float:
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _git_folder(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir()
+    (folder / name).write_text(text)
+    for command in (["init", "-q"], ["add", name]):
+        subprocess.run(["git", "-C", str(folder), *command], check=True)
+    subprocess.run(
+        ["git", "-C", str(folder), "-c", "user.name=bench", "-c", "user.email=bench@invalid",
+         "commit", "-q", "-m", "bench"],
+        check=True,
+    )  # fmt: skip
+    return folder
+
+
+def time_startup(runs: int) -> dict[str, float]:
+    """CPU seconds of each start-up case, the best of `runs`."""
+    exe = shutil.which("migrate", path=os.path.dirname(sys.executable))
+    command = [exe] if exe is not None else [sys.executable, "-m", "migrator"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = {
+            "version": Path(tmp),
+            "no_token_run": _git_folder(Path(tmp) / "none", "x.py", "x = 1\n"),
+            "one_file_run": _git_folder(
+                Path(tmp) / "one", "b.py", "import torch\nx = torch.zeros(2).cuda()\n"
+            ),
+        }
+        for label, args in STARTUP_CASES.items():
+            _cpu([*command, *args], folders[label], env)  # warm-up: bytecode caches
+            best = min(_cpu([*command, *args], folders[label], env) for _ in range(runs))
+            figures[f"startup_{label}_cpu_s"] = round(best, 3)
+    return figures
+
+
 def subset(files: list[Path], root: Path, fraction: float, into: Path) -> Path:
     chosen = files[: max(1, int(len(files) * fraction))]
     target = into / f"part-{int(fraction * 100)}"
@@ -125,7 +182,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--versus-gpu2ascend", type=Path, metavar="TOOL", help="Huawei's tool")
     parser.add_argument("--gpu2ascend-version", default="2.1.0", help="its -v (torch version)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--startup", action="store_true", help="start-up CPU seconds only")
     args = parser.parse_args(argv)
+    if args.startup:
+        figures: dict[str, object] = {
+            "machine": (
+                f"{platform.machine()}, {len(os.sched_getaffinity(0))} usable cores, "
+                f"load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}"
+            ),
+            "runs": args.runs,
+            **time_startup(args.runs),
+        }
+        for key, value in figures.items():
+            print(f"{key:28} {value}")
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2) + "\n")
+        return 0
     if args.corpus is None:
         import torch  # the default corpus: the source of the installed torch release
 
@@ -134,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     files = python_files(root)
     ast_seconds, lines = time_ast(files, args.runs)
     extra = ["--full-parse"] if args.full_parse else []
-    figures: dict[str, object] = {
+    figures = {
         "corpus": str(root),
         "files": len(files),
         "lines": lines,

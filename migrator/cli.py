@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar
 
 import click
 
@@ -30,7 +30,6 @@ from migrator.core.model import (
     Status,
 )
 from migrator.core.target import TARGETS
-from migrator.doctor.command import doctor_command
 from migrator.engine.config import Config, ConfigError
 from migrator.engine.config import load as load_config
 from migrator.engine.config import load_file as load_config_file
@@ -69,21 +68,39 @@ class _DefaultGroup(click.Group):
 
     default_name = "migrate"
     _loaded = False
+    # Built-in commands, imported only when named or listed (a run never needs them).
+    lazy: ClassVar[Mapping[str, str]] = {"doctor": "migrator.doctor.command:doctor_command"}
+
+    def _load_lazy(self, *names: str) -> None:
+        for name in names:
+            reference = self.lazy.get(name)
+            if reference is not None and name not in self.commands:
+                import importlib
+
+                module, _, attr = reference.partition(":")
+                self.add_command(getattr(importlib.import_module(module), attr))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load_lazy(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def _load_plugins(self) -> None:
         if not self._loaded:
             from migrator.engine import registry
 
             self._loaded = True
-            for command in registry.load().commands:
+            for command in registry.catalog().commands:
                 if isinstance(command, click.Command):
                     self.add_command(command)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_lazy(*self.lazy)
         self._load_plugins()
         return super().list_commands(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args:
+            self._load_lazy(args[0])
         if args and args[0] not in self.commands and _bare_word(args[0]):
             self._load_plugins()
         if not args or args[0] not in self.commands or args[0] == self.default_name:
@@ -296,7 +313,7 @@ def _codes(values: Sequence[str], origin: str, out: _Out) -> list[str]:
     from migrator.engine import registry
     from migrator.engine.selection import renamed, split_codes
 
-    codes, notes = renamed(split_codes(values), registry.load().aliases)
+    codes, notes = renamed(split_codes(values), registry.catalog().aliases)
     for note in notes:
         out.err(f"warning: {origin}: {note}")
     return codes
@@ -844,7 +861,7 @@ def _patcher(request: _Request, profile: Profile) -> str:
 def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
     """What the run does: the flags, with `[tool.migrate]` already under them (click's
     default_map); only paths from the config are read relative to its folder."""
-    from migrator.contract.rule import RuleOptions
+    from migrator.core.options import RuleOptions
     from migrator.engine import registry
     from migrator.engine.selection import SelectionError, select
     from migrator.engine.session import SessionError, choose_profile
@@ -855,7 +872,8 @@ def _resolve(request: _Request, root: Path, out: _Out) -> _Resolved:
         profile = choose_profile(request.profile_name or "auto", root)
     except SessionError as error:
         raise _Failure(f"{request.origin('profile')}: {error}") from None
-    loaded = registry.load()
+    # The index, not the rule modules: a run imports a rule only for a file it may act on.
+    loaded = registry.catalog()
     out.known = (*loaded.codes, *loaded.aliases)
     profile_rules = loaded.for_profile(profile)
     selected = _codes(request.select, request.origin("select"), out)
@@ -934,7 +952,8 @@ def _run(request: _Request, out: _Out) -> int:
     # A run in place may yet be refused: its lines wait until that is known.
     from migrator.engine.walk import git_toplevel
 
-    in_git = git_toplevel(the_plan.root) is not None
+    # The walk asked git already for a folder it listed through git (one process less).
+    in_git = the_plan.tree.in_git or git_toplevel(the_plan.root) is not None
     allowed = request.allow_dirty if in_git else request.allow_no_vcs
     refusable = request.mode == "in-place" and not allowed
     if refusable:
@@ -1014,8 +1033,8 @@ def _emit(
     if request.statistics:
         from migrator.engine import registry
 
-        loaded = registry.load()
-        names = {rule.code: rule.name for rule in loaded.rules}
+        loaded = registry.catalog()
+        names = {entry.code: entry.name for entry in loaded.entries}
         names.update({code: step.name for code, step in loaded.steps.items()})
         out.out(findings.statistics(results, names))
     chosen = request.output_format
@@ -1394,8 +1413,6 @@ def run_command(
     args = list(program[1:] if program[:1] == ("--",) else program)
     sys.exit(subprocess.call([*command, *args]))
 
-
-main.add_command(doctor_command)
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,10 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
-from migrator.contract.rule import Example, PythonRule, RuleContext, RuleOptions
+from migrator.contract.entries import entry_paths as _paths
+from migrator.contract.entries import is_named_or_launched
+from migrator.contract.entries import named as _named
+from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView, Trigger, Unit
 from migrator.core.model import ActionName, Safety
 from migrator.formats.sources import split_lines
@@ -174,14 +177,6 @@ def _comment_lines(lines: Sequence[str]) -> list[cst.EmptyLine]:
     return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
 
 
-def _is_named_or_launched(view: FileView) -> bool:
-    # A file named with --entry, or one a launch command of the project runs, is set up
-    # even when it has none of the tokens.
-    if view.path in _named(view.options):
-        return True
-    return not view.options.entry_points and view.project.entry(view.path) is not None
-
-
 def _may_be_entry(view: FileView) -> bool:
     # It acts (or reports) only on a named entry, a file with a main block, or one whose
     # top-level code does the training's work; library modules (most files that merely
@@ -332,7 +327,9 @@ class EntryPointSetup(PythonRule):
         ),
         unit=Unit.MODULE,
         notebooks=False,
-        always=_is_named_or_launched,
+        # A file named with --entry, or one a launch command of the project runs, is set
+        # up even when it has none of the tokens (a LibCST-free check: see the index).
+        always=is_named_or_launched,
         gate=_may_be_entry,
     )
     priority = 900
@@ -988,11 +985,3 @@ def _from_training_module(name: str) -> bool:
     *modules, function = name.split(".")
     runs = function in _RUNNERS or "train" in function.lower()
     return runs and any("train" in part.lower() for part in modules)
-
-
-def _named(options: RuleOptions) -> set[str]:
-    return _paths(options.entry_points)
-
-
-def _paths(paths: Sequence[str]) -> set[str]:
-    return {PurePosixPath(path).as_posix().removeprefix("./") for path in paths}

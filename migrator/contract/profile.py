@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from migrator.contract.rule import RuleOptions
 from migrator.core.model import FileResult, SkippedPath
+from migrator.core.options import RuleOptions
 from migrator.core.project import EMPTY, ProjectView
 from migrator.core.target import Target
 

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 DATA_FILE = "torch_npu_api.json"
@@ -54,7 +54,9 @@ class TorchNpuRelease:
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    text = resources.files(__name__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    # Beside this module (package data of a regular install): read with a plain open, since
+    # importlib.resources would import zipfile and tempfile into every run's start-up.
+    text = Path(__file__).with_name(DATA_FILE).read_text(encoding="utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
@@ -184,10 +186,16 @@ def npu_custom_ops(version: str) -> frozenset[str]:
     return frozenset(_release("torch_npu", version)["kernels"]["npu"])
 
 
+@cache
+def _kernel_bases(version: str) -> frozenset[str]:
+    """The op names of `npu_kernels` without their overload (`add` for `add.Tensor`)."""
+    return frozenset(kernel.split(".", 1)[0] for kernel in npu_kernels(version))
+
+
 def has_npu_kernel(version: str, op: str) -> bool:
     """Whether aten op `op` has an NPU kernel; a name without overload matches any overload."""
-    kernels = npu_kernels(version)
-    return op in kernels or ("." not in op and any(k.startswith(op + ".") for k in kernels))
+    # A set lookup, not a scan of every kernel: NPU080 asks this of every op at import.
+    return op in npu_kernels(version) or ("." not in op and op in _kernel_bases(version))
 
 
 @cache

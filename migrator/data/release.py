@@ -19,7 +19,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -48,9 +47,16 @@ def _specifier(text: str) -> SpecifierSet | None:
         return SpecifierSet(f"=={Version(text)}")
     except InvalidVersion:
         pass
-    try:
-        if text[:1] in "=<>~!":
+    if text[:1] in "=<>~!":
+        try:
             return SpecifierSet(text)
+        except InvalidSpecifier:
+            return None
+    # Imported here: the requirement parser is a tenth of a run's start-up, and the default
+    # release, an explicit version and a specifier never need it.
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
         return Requirement(text).specifier
     except (InvalidSpecifier, InvalidRequirement):
         return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
+import importlib.util
 import json
 import os
 import sqlite3
@@ -74,10 +74,11 @@ def _source_files(settings: Settings) -> list[Path]:
 
     tool = Path(migrator.__file__).parent
     files = {path for path in tool.rglob("*.py") if "emulate" not in path.relative_to(tool).parts}
-    for rule in settings.rules():
-        module = inspect.getmodule(rule)
-        source = inspect.getsourcefile(rule) if module is not None else None
-        if source is not None:
+    for entry in settings.entries():
+        # Found without importing the rule (its package is imported already).
+        spec = importlib.util.find_spec(entry.module)
+        source = None if spec is None else spec.origin
+        if source is not None and source.endswith(".py"):
             files.add(Path(source))
             package_init = Path(source).parent / "__init__.py"
             if package_init.exists():

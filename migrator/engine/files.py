@@ -9,52 +9,89 @@ import hashlib
 import multiprocessing
 import os
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
-from migrator.contract.rule import PythonRule, Rule, RuleContext, RuleOptions, TextRule
 from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
+from migrator.core.options import RuleOptions
 from migrator.engine import registry
 from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
-from migrator.engine.fixes import apply_fixes
-from migrator.engine.python import migrate_python
+from migrator.engine.index import RuleEntry
 from migrator.engine.settings import Settings
-from migrator.formats.notebook import SUFFIX as NOTEBOOK_SUFFIX
-from migrator.formats.notebook import cell_code, migrate_notebook
 from migrator.formats.sources import SourceError, decode_python, decode_text
 from migrator.formats.suppressions import MARKER, Suppressions, text_suppressions
 from migrator.formats.textlines import command_spans, style_for
 
+# The rules, LibCST and the Python and notebook engines are imported only for a file
+# some rule's trigger may act on (`RuleEntry.load()`): a run over files none can act on
+# imports none of them.
+if TYPE_CHECKING:
+    from migrator.contract.rule import PythonRule, RuleContext
+    from migrator.core.project import ProjectView
+    from migrator.core.target import Target
+
 PYTHON_SUFFIXES = (".py", ".pyi")
+# migrator.formats.notebook.SUFFIX (that module is imported only for a notebook to migrate).
+NOTEBOOK_SUFFIX = ".ipynb"
 # A worker pays for its start (a fork, the rules set up again, results sent back) only
 # with enough work behind it: about this many bytes of candidate files each, some 0.8 s of
 # one core's rule passes on DiT4DiT-like code. Below it the run stays in this process.
 BYTES_PER_WORKER = 256 * 1024
 
 
+def migrate_python(
+    text: str,
+    path: str,
+    rules: Sequence[type[PythonRule]],
+    target: Target,
+    options: RuleOptions,
+    *,
+    full: bool,
+    inherited: ModuleBindings,
+    project: ProjectView,
+    aliases: Mapping[str, str],
+) -> Outcome:
+    """`migrator.engine.python.migrate_python`, imported on the first file that needs it
+    (it imports LibCST)."""
+    from migrator.engine import python
+
+    return python.migrate_python(
+        text, path, rules, target, options, full=full, inherited=inherited, project=project,
+        aliases=aliases,
+    )  # fmt: skip
+
+
 class _Prepared:
     def __init__(self, settings: Settings, cache: CacheRef | None = None) -> None:
         self.settings = settings
-        rules = settings.rules()
-        self.python_rules = [r for r in rules if issubclass(r, PythonRule)]
-        self.text_rules = [r for r in rules if issubclass(r, TextRule)]
-        self.cell_rules = [r for r in self.python_rules if r.trigger.notebooks]
+        entries = settings.entries()
+        self.python_entries = [e for e in entries if not e.text]
+        self.text_entries = [e for e in entries if e.text]
+        self.cell_entries = [e for e in self.python_entries if e.trigger.notebooks]
         # A notebook is no entry script: entry points named by flags do not apply to it.
         self.cell_options = replace(settings.options, entry_points=())
         self.cache = CacheReader(cache) if cache is not None else None
         # Retired codes -> their successors, for suppression comments that name one.
-        self.aliases = registry.load().aliases
+        self.aliases = registry.catalog().aliases
+
+    @staticmethod
+    def _classes(entries: Sequence[RuleEntry]) -> list[type[PythonRule]]:
+        from migrator.contract.rule import PythonRule
+
+        found = [entry.load() for entry in entries]
+        return [rule for rule in found if issubclass(rule, PythonRule)]
 
     def handles(self, rel: str) -> bool:
         if rel.endswith(PYTHON_SUFFIXES):
-            return bool(self.python_rules)
+            return bool(self.python_entries)
         if rel.endswith(NOTEBOOK_SUFFIX):
-            return bool(self.cell_rules)
-        return any(rule.trigger.handles(rel) for rule in self.text_rules)
+            return bool(self.cell_entries)
+        return any(entry.trigger.handles(rel) for entry in self.text_entries)
 
     def migrate(self, root: Path, rel: str) -> FileResult:
         try:
@@ -113,7 +150,22 @@ class _Prepared:
 
     def _python(self, rel: str, data: bytes) -> FileResult:
         decoded = decode_python(data)
-        found = self._run_python(rel, decoded.text, self.python_rules, self.settings.options)
+        text = decoded.text
+        entries = self.python_entries
+        settings = self.settings
+        if not (settings.full or settings.annotate or MARKER in text):
+            # The rules `migrate_python` would keep for this file (the others it drops
+            # unread), so only they are imported; with none it would return the text.
+            view = FileView(rel, text, settings.options, settings.project, settings.target)
+            entries = [
+                entry
+                for entry in entries
+                if entry.trigger.admits(rel)
+                and (entry.trigger.matches(text) or entry.trigger.forced(view))
+            ]
+            if not entries:
+                return _result(rel, data, decoded.encode(text), Outcome(text))
+        found = self._run_python(rel, text, self._classes(entries), settings.options)
         return _result(rel, data, decoded.encode(found.text), found)
 
     def _triggered(self, trigger: Trigger, rel: str, text: str) -> bool:
@@ -122,7 +174,7 @@ class _Prepared:
         view = FileView(rel, text, settings.options, settings.project, settings.target)
         return trigger.forced(view) or (trigger.matches(text) and trigger.passes(view))
 
-    def may_act(self, rules: Sequence[type[Rule]], rel: str, text: str) -> bool:
+    def may_act(self, rules: Sequence[RuleEntry], rel: str, text: str) -> bool:
         """The one pre-filter, for every kind of file: on the code itself (a notebook's
         cells, not its JSON), whether some rule's trigger matches (its tokens or patterns
         occur, or its `always` holds), or a suppression or (with --annotate) a TODO comment
@@ -138,16 +190,53 @@ class _Prepared:
         )
 
     def _notebook(self, rel: str, data: bytes) -> FileResult:
-        if not self.may_act(self.cell_rules, rel, cell_code(data)):
+        from migrator.formats.notebook import cell_code, migrate_notebook
+
+        if not self.may_act(self.cell_entries, rel, cell_code(data)):
             return FileResult(rel, Status.UNCHANGED)
+        cell_rules = self._classes(self.cell_entries)
 
         def run_cell(cell: str, inherited: ModuleBindings) -> Outcome:
-            return self._run_python(rel, cell, self.cell_rules, self.cell_options, inherited)
+            return self._run_python(rel, cell, cell_rules, self.cell_options, inherited)
 
         return migrate_notebook(rel, data, run_cell)
 
-    def _run_text(self, rel: str, text: str) -> tuple[str, RuleContext, Suppressions]:
+    def _run_text(self, rel: str, text: str) -> tuple[str, list[Finding], Suppressions]:
+        """The text rules' edits and findings; a rule is imported only once its trigger's
+        data says it may act (its gate, read from the class, then decides)."""
         suppressions = text_suppressions(text).follow(self.aliases)
+        findings = list(suppressions.aliased(rel))
+        if suppressions.skips_file():
+            suppressions.skip_file()
+            return text, findings, suppressions
+        settings = self.settings
+        style = style_for(rel, text)
+        ctx: RuleContext | None = None
+        for entry in self.text_entries:
+            if not entry.trigger.handles(rel):
+                continue
+            if not settings.full:
+                view = FileView(rel, text, settings.options, settings.project, settings.target)
+                if not (entry.trigger.forced(view) or entry.trigger.matches(text)):
+                    continue
+            from migrator.contract.rule import TextRule
+
+            rule_class = entry.load()
+            assert issubclass(rule_class, TextRule)
+            if settings.full or self._triggered(rule_class.trigger, rel, text):
+                if ctx is None:
+                    ctx = self._text_context(rel, suppressions, findings)
+                from migrator.engine.fixes import apply_fixes
+
+                ctx.spans = command_spans(text, style) if suppressions.lines else None
+                text = apply_fixes(text, rule_class(ctx).check(text), ctx)
+        return text, findings if ctx is None else ctx.findings, suppressions
+
+    def _text_context(
+        self, rel: str, suppressions: Suppressions, findings: list[Finding]
+    ) -> RuleContext:
+        from migrator.contract.rule import RuleContext
+
         ctx = RuleContext(
             path=rel,
             target=self.settings.target,
@@ -155,24 +244,14 @@ class _Prepared:
             suppressions=suppressions,
             project=self.settings.project,
         )
-        ctx.findings.extend(suppressions.aliased(rel))
-        if suppressions.skips_file():
-            suppressions.skip_file()
-            return text, ctx, suppressions
-        style = style_for(rel, text)
-        for rule_class in self.text_rules:
-            if rule_class.trigger.handles(rel) and (
-                self.settings.full or self._triggered(rule_class.trigger, rel, text)
-            ):
-                ctx.spans = command_spans(text, style) if suppressions.lines else None
-                text = apply_fixes(text, rule_class(ctx).check(text), ctx)
-        return text, ctx, suppressions
+        ctx.findings.extend(findings)
+        return ctx
 
     def _text(self, rel: str, data: bytes) -> FileResult:
         decoded = decode_text(data)
-        text, ctx, suppressions = self._run_text(rel, decoded.text)
-        found = Outcome(text, ctx.findings, suppressions.unused(rel))
-        warnings = _warnings(ctx.findings)
+        text, findings, suppressions = self._run_text(rel, decoded.text)
+        found = Outcome(text, findings, suppressions.unused(rel))
+        warnings = _warnings(findings)
         style = style_for(rel, decoded.text)
         if (
             self.settings.annotate
@@ -184,7 +263,7 @@ class _Prepared:
             def warnings_for(source: str) -> list[Finding]:
                 if source == decoded.text:
                     return warnings
-                return _warnings(self._run_text(rel, source)[1].findings)
+                return _warnings(self._run_text(rel, source)[1])
 
             annotated = annotate(text, style, warnings_for)
             found.text = annotated.text

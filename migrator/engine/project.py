@@ -19,9 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.core.project import (
     DEVICE_KEY,
@@ -594,6 +591,11 @@ def _pip_install_pins(rel: str, data: bytes) -> list[Pin]:
 
 
 def _pin(text: str, path: str, line: int) -> Pin | None:
+    # Imported here: a project without pins (most runs' start-up) never needs the parser
+    # (nor packaging.utils, which imports the platform tags).
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:

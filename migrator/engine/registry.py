@@ -8,6 +8,10 @@ The tool's own top-level packages (`rules`, `target_dit4dit`) have generic names
 project folder on `PYTHONPATH` (or the current folder) can shadow. Before importing one, its
 spec is looked up without executing anything and must lie inside the tool's installation;
 otherwise the run stops with `ShadowedError`.
+
+`load()` imports every rule (`--list-rules`, `--explain`, the docs); a run reads
+`catalog()`, which takes each package's rules from its trigger index
+(`migrator.engine.index`) and imports a rule's module only when a file needs it.
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import migrator
-from migrator.contract.expected import expected_in_paths
 from migrator.contract.profile import GENERIC, Profile, Step
-from migrator.contract.rule import CODE_PATTERN, NAME_PATTERN, PythonRule, Rule, TextRule
-from migrator.contract.trigger import Trigger, Unit
+from migrator.engine import index
+from migrator.engine.index import RuleEntry
+
+if TYPE_CHECKING:
+    from migrator.contract.rule import Rule
 
 GENERIC_PACKAGE = "rules"
 ENTRY_POINT_GROUP = "npu_migrator.targets"
@@ -115,6 +122,8 @@ def check_own(name: str) -> None:
 
 
 def _rule_classes(module: ModuleType) -> list[type[Rule]]:
+    from migrator.contract.rule import PythonRule, TextRule
+
     return [
         cls
         for _, cls in inspect.getmembers(module, inspect.isclass)
@@ -137,6 +146,8 @@ def validate(
     steps: Sequence[Step] = (),
     aliases: Mapping[str, str] | None = None,
 ) -> None:
+    from migrator.contract.rule import CODE_PATTERN, NAME_PATTERN
+
     rule_codes = {rule.code for rule in rules}
     step_codes: set[str] = set()
     for step in steps:
@@ -192,6 +203,10 @@ OLD_HOOKS = (
 
 
 def _check_trigger(rule: type[Rule], where: str) -> None:
+    from migrator.contract.expected import expected_in_paths
+    from migrator.contract.rule import TextRule
+    from migrator.contract.trigger import Trigger, Unit
+
     old = [name for name in OLD_HOOKS if hasattr(rule, name)]
     if old:
         raise RegistryError(
@@ -217,33 +232,145 @@ def _check_trigger(rule: type[Rule], where: str) -> None:
         raise RegistryError(f"{where}: always=expected_in_paths needs `paths`")
 
 
-@functools.lru_cache(maxsize=1)
-def load() -> Registry:
-    packages: dict[type[Rule], str] = {}
-    profiles: list[Profile] = [GENERIC]
-    commands: list[object] = []
-    aliases: dict[str, str] = {}
+def _package_names() -> list[str]:
+    """The rule packages, generic first: `rules`, then the target packages' (checked to be
+    the tool's own where their distribution is)."""
     check_own(GENERIC_PACKAGE)
     names = [GENERIC_PACKAGE]
     for entry in _target_entries():
         if _is_own(entry):
             check_own(entry.value)
         names.append(entry.value)
-    for package_name in names:
+    return names
+
+
+def own_packages() -> list[str]:
+    """The rule packages this distribution ships (the ones with a committed index)."""
+    own = [entry.value for entry in _target_entries() if _is_own(entry)]
+    return [GENERIC_PACKAGE, *own]
+
+
+def package_folder(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.origin is not None, name
+    return Path(spec.origin).parent
+
+
+@dataclass
+class _Packages:
+    """What the packages' `__init__`s declare besides their rules."""
+
+    profiles: list[Profile] = field(default_factory=lambda: [GENERIC])
+    commands: list[object] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def add(self, package_name: str, package: ModuleType) -> None:
+        self.profiles.extend(getattr(package, "PROFILES", ()))
+        if package_name == GENERIC_PACKAGE:
+            # The generic profile's steps (the NPU_MIGRATION.md notes) live with its rules.
+            self.profiles[0] = replace(GENERIC, steps=tuple(getattr(package, "STEPS", ())))
+        self.commands.extend(getattr(package, "COMMANDS", ()))
+        self.aliases.update(getattr(package, "ALIASES", {}))
+
+    def steps(self) -> list[Step]:
+        # A step object shared by two profiles is one registered item.
+        return list({id(step): step for p in self.profiles for step in p.steps}.values())
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> Registry:
+    packages: dict[type[Rule], str] = {}
+    found = _Packages()
+    for package_name in _package_names():
         package = importlib.import_module(package_name)
         for module in _modules(package):
             for rule in _rule_classes(module):
                 packages[rule] = package_name
-        found = getattr(package, "PROFILES", ())
-        profiles.extend(found)
-        if package_name == GENERIC_PACKAGE:
-            # The generic profile's steps (the NPU_MIGRATION.md notes) live with its rules.
-            profiles[0] = replace(GENERIC, steps=tuple(getattr(package, "STEPS", ())))
-        commands.extend(getattr(package, "COMMANDS", ()))
-        aliases.update(getattr(package, "ALIASES", {}))
+        found.add(package_name, package)
     rules = tuple(sorted(packages, key=lambda rule: rule.code))
-    # A step object shared by two profiles is one registered item.
-    unique = list({id(step): step for profile in profiles for step in profile.steps}.values())
+    unique = found.steps()
     steps = {step.code: step for step in unique}
-    validate(rules, unique, aliases)
-    return Registry(rules, tuple(profiles), packages, tuple(commands), steps, aliases)
+    validate(rules, unique, found.aliases)
+    return Registry(
+        rules, tuple(found.profiles), packages, tuple(found.commands), steps, found.aliases
+    )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The registry as a run reads it: rules as index entries (`migrator.engine.index`),
+    each imported only when `RuleEntry.load()` is called; profiles, steps and aliases as
+    their packages declare them."""
+
+    entries: tuple[RuleEntry, ...]
+    profiles: tuple[Profile, ...]
+    steps: Mapping[str, Step] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    commands: tuple[object, ...] = ()
+
+    def by_code(self, code: str) -> RuleEntry | None:
+        return next((entry for entry in self.entries if entry.code == code.upper()), None)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(sorted([*(entry.code for entry in self.entries), *self.steps]))
+
+    def profile(self, name: str) -> Profile | None:
+        return next((profile for profile in self.profiles if profile.name == name), None)
+
+    def for_profile(self, profile: Profile) -> list[RuleEntry]:
+        """The profile's rules, in the order they run (as `Registry.for_profile`)."""
+        chosen = [
+            entry
+            for entry in self.entries
+            if (entry.package == GENERIC_PACKAGE or entry.package in profile.packages)
+            and entry.code not in profile.leaves_out
+        ]
+        return sorted(chosen, key=lambda entry: (entry.priority, entry.code))
+
+
+def catalog() -> Catalog:
+    """The registry for a run. Once the full registry is in hand (`load()` has run, or a
+    registry was supplied in its place) it is that one's view; otherwise it is read from the
+    packages' trigger indexes, importing no rule."""
+    info = getattr(load, "cache_info", None)
+    if info is None or info().currsize:
+        return _viewed(load())
+    return from_indexes()
+
+
+_VIEWS: dict[int, tuple[Registry, Catalog]] = {}
+
+
+def _viewed(registry: Registry) -> Catalog:
+    held = _VIEWS.get(id(registry))
+    if held is not None and held[0] is registry:
+        return held[1]
+    entries = tuple(index.from_class(rule, registry.packages[rule]) for rule in registry.rules)
+    view = Catalog(entries, registry.profiles, registry.steps, registry.aliases, registry.commands)
+    _VIEWS.clear()
+    _VIEWS[id(registry)] = (registry, view)
+    return view
+
+
+@functools.lru_cache(maxsize=1)
+def from_indexes() -> Catalog:
+    """The catalog as the packages' trigger indexes describe it (see `catalog`)."""
+    entries: list[RuleEntry] = []
+    found = _Packages()
+    for package_name in _package_names():
+        package = importlib.import_module(package_name)
+        read = index.read(package_name, Path(package.__path__[0]))
+        if read is None:
+            # No index, or one older than the package's modules: import its rules.
+            rules = [rule for module in _modules(package) for rule in _rule_classes(module)]
+            validate(rules)
+            read = [index.from_class(rule, package_name) for rule in rules]
+        entries.extend(read)
+        found.add(package_name, package)
+    unique = found.steps()
+    steps = {step.code: step for step in unique}
+    return Catalog(
+        tuple(sorted(entries, key=lambda entry: entry.code)), tuple(found.profiles), steps,
+        found.aliases, tuple(found.commands),
+    )  # fmt: skip

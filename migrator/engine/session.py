@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from migrator.contract.profile import GENERIC, Profile, Step, StepInput
-from migrator.contract.rule import RuleOptions
 from migrator.core.model import FileResult, RunSummary, Status
+from migrator.core.options import RuleOptions
 from migrator.engine import registry
 from migrator.engine.cache import CacheRef, store
 from migrator.engine.files import candidates, migrate_files
@@ -25,7 +25,7 @@ class SessionError(Exception):
 
 
 def choose_profile(name: str, root: Path) -> Profile:
-    loaded = registry.load()
+    loaded = registry.catalog()
     if name != "auto":
         profile = loaded.profile(name)
         if profile is None:

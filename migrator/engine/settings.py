@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from migrator.contract.rule import Rule, RuleOptions
+from migrator.core.options import RuleOptions
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.core.target import Target
+
+if TYPE_CHECKING:
+    from migrator.contract.rule import Rule
+    from migrator.engine.index import RuleEntry
 
 
 @dataclass(frozen=True)
@@ -30,9 +35,14 @@ class Settings:
     torch_npu: str | None = None
     torch_npu_origin: str = "--torch-npu"
 
-    def rules(self) -> list[type[Rule]]:
+    def entries(self) -> list[RuleEntry]:
+        """The selected rules as index entries, in run order; nothing is imported."""
         from migrator.engine import registry
 
-        loaded = registry.load()
+        loaded = registry.catalog()
         found = [loaded.by_code(code) for code in self.rule_codes]
-        return [rule for rule in found if rule is not None]
+        return [entry for entry in found if entry is not None]
+
+    def rules(self) -> list[type[Rule]]:
+        """The selected rule classes, in run order (imports every one of them)."""
+        return [entry.load() for entry in self.entries()]

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 _COMMENT = re.compile(r"(^|\s+)#.*$")
@@ -27,6 +26,10 @@ _RELEASE = re.compile(r"^\s*v?(?P<release>\d+(?:\.\d+)*)")
 
 def normalize(name: str) -> str:
     """The PEP 503 form of a project name: `Torch_NPU` -> `torch-npu`."""
+    # Imported here: packaging.utils imports the platform tags, which a run reading no
+    # requirement never needs.
+    from packaging.utils import canonicalize_name
+
     return str(canonicalize_name(name))
 
 

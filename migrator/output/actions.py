@@ -48,13 +48,13 @@ def declared(code: str) -> Action | None:
     """The action a registered code declares (a step's default: generated-file)."""
     from migrator.engine import registry
 
-    loaded = registry.load()
+    # The catalog: a rule's action is in the trigger index, so no rule is imported for it.
+    loaded = registry.catalog()
     code = loaded.aliases.get(code, code)
     rule = loaded.by_code(code)
     if rule is not None:
-        value = getattr(rule, "action", None)
-        return _parse(value)
-    step = loaded.step(code)
+        return _parse(rule.action)
+    step = loaded.steps.get(code.upper())
     if step is not None:
         return _parse(getattr(step, "action", Action.GENERATED_FILE.value))
     return None

@@ -19,16 +19,24 @@ leaves it quietly, one that does keeps it and warns (delete it to get fresh note
 from __future__ import annotations
 
 import inspect
+import os
 
 from migrator.contract.profile import StepInput
-from migrator.core.model import FileResult
-from migrator.output.migration_notes import Codes, decide, render
-from rules.cuda_requirements import CudaRequirements
-from rules.entry_point_setup import EntryPointSetup
-from rules.pyproject_dependencies import PyprojectDependencies
+from migrator.core.model import FileResult, Status
 
 CODE = "NPU094"
-CODES = Codes(CODE, EntryPointSetup.code, (CudaRequirements.code, PyprojectDependencies.code))
+# The codes the notes read results by: entry-point-setup's, and those of the dependency
+# rules (cuda-requirements, pyproject-dependencies). Written as codes, which never change
+# meaning (rules/__init__.py), so writing the notes imports none of those rules (nor
+# tomlkit); tests/test_startup.py checks that they are those rules' codes.
+ENTRY_SETUP = "NPU030"
+DEPENDENCIES = ("NPU102", "NPU114")
+# migrator.output.migration_notes.PATH, which is imported only when the notes are written.
+PATH = "NPU_MIGRATION.md"
+
+
+def _news(given: StepInput) -> bool:
+    return any(r.changes or r.status is not Status.UNCHANGED for r in given.results)
 
 
 class MigrationNotes:
@@ -44,5 +52,14 @@ class MigrationNotes:
         return inspect.cleandoc(__doc__ or "")
 
     def __call__(self, given: StepInput) -> list[FileResult]:
-        text = render(given.root, given.results, given.project, CODES, given.skipped)
+        if not _news(given):
+            # Nothing to write: the notes are not rendered (a run with nothing to migrate
+            # stays free of the report writers).
+            # The same results as `decide` gives without news.
+            exists = os.path.lexists(given.root / PATH)
+            return [FileResult(PATH, Status.UNCHANGED)] if exists else []
+        from migrator.output.migration_notes import Codes, decide, render
+
+        codes = Codes(CODE, ENTRY_SETUP, DEPENDENCIES)
+        text = render(given.root, given.results, given.project, codes, given.skipped)
         return decide(given.root, text, given.results, CODE)
