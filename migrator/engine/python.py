@@ -209,7 +209,7 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
     """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
     return (
-        *(re.escape(token) for token in rule.trigger.tokens),
+        *rule.trigger.token_regexes(),
         *(pattern.regex for pattern in rule.trigger.patterns),
         *alias_tokens(rule, bindings),
     )
@@ -246,9 +246,10 @@ class _Run:
         line_offset: int,
         walrus: bool = True,
         code: str | None = None,
+        line_map: list[int] | None = None,
     ) -> cst.Module:
-        """Run each rule over `module` in turn (`code`: its text, when the caller has it)."""
-        line_map: list[int] | None = None
+        """Run each rule over `module` in turn (`code`: its text, when the caller has it;
+        `line_map`: the original line of each of its lines, when earlier passes moved them)."""
         shared = PassCache(walrus)
         for rule_class in rules:
             ctx = RuleContext(
@@ -370,14 +371,20 @@ def migrate_python(
     # What a rule learns from the whole file's ast, the same for a region as for the module.
     facts = {rule.code: rule.trigger.file_facts(tree) for rule in rules}
     run = _Run(path, target, options, bindings, suppressions, facts, project)
-    if full or any(rule.trigger.whole_module for rule in rules):
+    # Rules run in their order (priority, code). Those before the first whole-module rule
+    # run by region; from that rule on, on one whole parse of what they left.
+    first_whole = next((i for i, rule in enumerate(rules) if rule.trigger.whole_module), None)
+    if full:
         new_text = _whole(text, rules, run)
-    else:
+    elif first_whole is None:
         new_text = _by_region(text, tree, rules, run)
         if run.imports:
-            run = _Run(path, target, options, bindings, suppressions, facts, project)
-            suppressions.used.clear()
-            new_text = _whole(text, rules, run)
+            # The rules have run; only the import block is left to write.
+            new_text = _with_imports(new_text, run.imports)
+    else:
+        early, late = rules[:first_whole], rules[first_whole:]
+        new_text = _by_region(text, tree, early, run) if early else text
+        new_text = _whole(new_text, late, run, original=text)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
@@ -405,12 +412,53 @@ def _untouched(text: str, path: str, aliases: Mapping[str, str]) -> Outcome:
     return outcome
 
 
-def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
+def _whole(
+    text: str, rules: Sequence[type[PythonRule]], run: _Run, original: str | None = None
+) -> str:
+    """`rules` over the whole module; `original`: the file's text before earlier passes
+    (by region) made `text`, whose lines the findings report."""
     module = parse_cst(text)
-    module = run.transform(module, rules, 0, ":=" in text, text)
+    line_map = None
+    if original is not None and original.count("\n") != text.count("\n"):
+        line_map = remap_lines(original, text, None)
+    source = text if original is None else original
+    module = run.transform(module, rules, 0, ":=" in source, text, line_map)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
+
+
+def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
+    """`text` with `requests` applied, as `_whole` applies them after the rules' passes.
+
+    Adding an import reads and rewrites only the module's head: the first statement (a
+    docstring, say), the import statements right after it, and the statement that follows
+    them, whose leading blank line it may add (LibCST's AddImportsVisitor). So only that
+    head is parsed, with a stand-in for the statement after the imports; dropping an
+    import needs to know every use of a name, so that parses the whole module.
+    """
+    if any(request.remove for request in requests):
+        return _apply_imports(parse_cst(text), requests).code
+    lines = split_lines(text)
+    groups = _groups(parse_ast(text).body, lines)
+    after = 1
+    while after < len(groups) and _is_import_line(groups[after][2]):
+        after += 1
+    if after >= len(groups):
+        return _apply_imports(parse_cst(text), requests).code
+    cut = groups[after][0]
+    head = "".join(lines[: cut - 1])
+    stub = "pass" + (lines[cut - 2][len(lines[cut - 2].rstrip("\r\n")) :] or "\n")
+    code = _apply_imports(parse_cst(head + stub), requests).code
+    if not code.endswith(stub):
+        return _apply_imports(parse_cst(text), requests).code
+    return code[: len(code) - len(stub)] + "".join(lines[cut - 1 :])
+
+
+def _is_import_line(members: Sequence[ast.stmt]) -> bool:
+    """One import statement alone on its logical line (LibCST: a SimpleStatementLine whose
+    only statement is an Import or ImportFrom)."""
+    return len(members) == 1 and isinstance(members[0], (ast.Import, ast.ImportFrom))
 
 
 def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
