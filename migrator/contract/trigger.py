@@ -7,6 +7,10 @@ engine's business. The trigger holds
   `TokenPattern` regexes for what a substring cannot pin down); a dotted token also matches
   its last name imported from its module (`from torch import compile as jit`), and the
   engine follows the file's import aliases (`import torch as th` makes `th.cuda` a match);
+  `words=True` says the rule acts only on names (imports, attributes, calls, keywords), so
+  inside a file a token counts only as a whole word: `cudnn` is found in
+  `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` (a word boundary is checked
+  only at a token's ends that are word characters);
 - `unit`: what one pass of the rule sees: one top-level statement or method
   (`Unit.STATEMENT`, the default), the whole module (`Unit.MODULE`), or a text file
   (`Unit.FILE`, every `TextRule`);
@@ -83,6 +87,7 @@ class Trigger:
 
     tokens: tuple[str, ...] = ()
     patterns: tuple[TokenPattern, ...] = ()
+    words: bool = False
     unit: Unit = Unit.STATEMENT
     paths: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -121,6 +126,10 @@ class Trigger:
             _imports_name(text, name, statements) for name, statements in _from_imports(self.tokens)
         )
 
+    def token_regexes(self) -> tuple[str, ...]:
+        """A regex for each token, as a statement is searched for it (see `words`)."""
+        return _token_regexes(self.tokens, self.words)
+
     def forced(self, view: FileView) -> bool:
         return self.always is not None and self.always(view)
 
@@ -132,6 +141,18 @@ class Trigger:
 
     def file_facts(self, tree: ast.Module) -> object:
         return None if self.facts is None else self.facts(tree)
+
+
+@functools.cache
+def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
+    if not words:
+        return tuple(re.escape(token) for token in tokens)
+    found = []
+    for token in tokens:
+        start = r"\b" if token[:1].isalnum() or token[:1] == "_" else ""
+        end = r"\b" if token[-1:].isalnum() or token[-1:] == "_" else ""
+        found.append(f"{start}{re.escape(token)}{end}")
+    return tuple(found)
 
 
 @functools.cache
