@@ -180,3 +180,17 @@ def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     return any(word.search(match.group(0)) for match in statements.finditer(text))
+
+
+def imports_module(module: str) -> Gate:
+    """A gate: the file has an import statement that may name `module` or a module under
+    it (`import cuda`, `import os, cuda.cudart as rt`, `from cuda import cudart`), for a
+    rule whose qualified names all start with `module`, which only such an import binds.
+    It errs on the side of yes (`from numba import cuda` passes)."""
+    name = re.escape(module)
+    pattern = re.compile(rf"\bfrom[ \t]+{name}\b|\bimport[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b")
+
+    def gate(view: FileView) -> bool:
+        return pattern.search(view.text) is not None
+
+    return gate

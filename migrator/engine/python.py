@@ -13,11 +13,13 @@ occurs, so the engine
 
 A region is a whole statement, so a rule sees the same function, class member or
 statement it would see in the whole module; module-level imports reach it through the
-shared `ModuleBindings`. Rules that need the whole module (`Unit.MODULE`) and files in
-which a rule asks for a new import take the full-module route. What the engine skips it
-reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens and patterns, the
-`gate` (a rule whose gate says it cannot act in the file is left out first), the
-`statement_gate` (per region), `always` and `paths`.
+shared `ModuleBindings`. A rule that needs the whole module (`Unit.MODULE`), and every rule
+after it in the run's order, runs on one full parse of what the per-region passes left;
+an import a rule asks for is written on a parse of the module's head only. What the
+engine skips it reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens
+(whole words for `words=True`) and patterns, the `gate` (a rule whose gate says it cannot
+act in the file is left out first, before any whole-module parse), the `statement_gate`
+(per region), `always` and `paths`.
 `tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
