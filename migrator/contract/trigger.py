@@ -8,9 +8,10 @@ engine's business. The trigger holds
   its last name imported from its module (`from torch import compile as jit`), and the
   engine follows the file's import aliases (`import torch as th` makes `th.cuda` a match);
   `words=True` says the rule acts only on names (imports, attributes, calls, keywords), so
-  inside a file a token counts only as a whole word: `cudnn` is found in
-  `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` (a word boundary is checked
-  only at a token's ends that are word characters);
+  inside a file a token counts only as a whole word in code: `cudnn` is found in
+  `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` nor in a string literal
+  (`{'name': 'allow_tf32'}`; an f-string's text counts as code); a word boundary is
+  checked only at a token's ends that are word characters;
 - `unit`: what one pass of the rule sees: one top-level statement or method
   (`Unit.STATEMENT`, the default), the whole module (`Unit.MODULE`), or a text file
   (`Unit.FILE`, every `TextRule`);

@@ -217,6 +217,30 @@ def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     )
 
 
+# A string literal (any prefix, any quotes; a backslash escapes the next character, a
+# newline too) or a comment, scanned from the left as the tokenizer reads them.
+_STRING_OR_COMMENT = re.compile(
+    r"(?P<prefix>[rRbBuUfF]{0,2})"
+    r"(?:'\'\'(?:\\[\s\S]|[^\\])*?'\'\'|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\""
+    r"|'(?:\\[\s\S]|[^'\\\n])*'|\"(?:\\[\s\S]|[^\"\\\n])*\")"
+    r"|#[^\n]*"
+)
+_BLANK = re.compile(r"[^\r\n]")
+
+
+def without_strings(code: str) -> str:
+    """`code` with each string literal blanked, lines kept (f-strings and comments kept: an f-string's
+    braces hold code), for tokens of rules that act only on names (`Trigger.words`)."""
+
+    def blank(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("#") or "f" in match.group("prefix").lower():
+            return text
+        return _BLANK.sub(" ", text)
+
+    return _STRING_OR_COMMENT.sub(blank, code)
+
+
 def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
     unique = sorted(set(parts))
     return re.compile("|".join(unique) if unique else r"(?!)")
@@ -472,10 +496,20 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
+        code: list[str] = []  # the body without its string literals, made once if needed
+
+        def in_code(rule: type[PythonRule]) -> bool:
+            if not rule.trigger.words:
+                return True
+            if not code:
+                code.append(without_strings(body))
+            return patterns[rule].search(code[0]) is not None
+
         active = [
             rule
             for rule in rules
             if patterns[rule].search(body)
+            and in_code(rule)
             and (
                 not region.statements
                 or any(rule.trigger.in_statement(node, run.target) for node in region.statements)
