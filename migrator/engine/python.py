@@ -229,8 +229,9 @@ _BLANK = re.compile(r"[^\r\n]")
 
 
 def without_strings(code: str) -> str:
-    """`code` with each string literal blanked, lines kept (f-strings and comments kept: an f-string's
-    braces hold code), for tokens of rules that act only on names (`Trigger.words`)."""
+    """`code` with each string literal blanked, lines kept (f-strings and comments stay:
+    an f-string's braces hold code), for the tokens of rules that act only on names
+    (`Trigger.words`)."""
 
     def blank(match: re.Match[str]) -> str:
         text = match.group(0)
@@ -487,6 +488,32 @@ def _is_import_line(members: Sequence[ast.stmt]) -> bool:
     return len(members) == 1 and isinstance(members[0], (ast.Import, ast.ImportFrom))
 
 
+def _active(
+    rules: Sequence[type[PythonRule]],
+    patterns: Mapping[type[PythonRule], re.Pattern[str]],
+    body: str,
+    region: Region,
+    target: Target,
+) -> list[type[PythonRule]]:
+    """The rules that may act in a region: a token in its text (for `words` rules, in its
+    code, string literals left out), and its statement gate passes."""
+    code: str | None = None
+    active = []
+    for rule in rules:
+        if not patterns[rule].search(body):
+            continue
+        if rule.trigger.words:
+            code = without_strings(body) if code is None else code
+            if not patterns[rule].search(code):
+                continue
+        if region.statements and not any(
+            rule.trigger.in_statement(node, target) for node in region.statements
+        ):
+            continue
+        active.append(rule)
+    return active
+
+
 def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
     lines = split_lines(text)
     parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
@@ -496,25 +523,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        code: list[str] = []  # the body without its string literals, made once if needed
-
-        def in_code(rule: type[PythonRule]) -> bool:
-            if not rule.trigger.words:
-                return True
-            if not code:
-                code.append(without_strings(body))
-            return patterns[rule].search(code[0]) is not None
-
-        active = [
-            rule
-            for rule in rules
-            if patterns[rule].search(body)
-            and in_code(rule)
-            and (
-                not region.statements
-                or any(rule.trigger.in_statement(node, run.target) for node in region.statements)
-            )
-        ]
+        active = _active(rules, patterns, body, region, run.target)
         if not active:
             continue
         header = region.header
