@@ -92,11 +92,12 @@ def calls_or_imports(statement: ast.stmt, target: object = None) -> bool:
     return found.decorated or bool(found.kinds & {ast.Call, ast.Import, ast.ImportFrom})
 
 
-def passes_keyword(name: str) -> Callable[[ast.stmt, object], bool]:
-    """A check: the statement passes `name=` to some call."""
+def passes_keyword(*names: str) -> Callable[[ast.stmt, object], bool]:
+    """A check: the statement passes one of `names` as a keyword (`name=`) to some call."""
+    wanted = frozenset(names)
 
     def check(statement: ast.stmt, target: object = None) -> bool:
-        return name in summary(statement).keywords
+        return not wanted.isdisjoint(summary(statement).keywords)
 
     return check
 
