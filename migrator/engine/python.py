@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, hot_lines, last_line
+from migrator.analysis.ast_lines import first_line, hot_lines, last_line, summary
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
@@ -543,4 +543,6 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
             replaced.append((region, split_lines(new_body)))
     for region, new_lines in reversed(replaced):
         lines[region.first - 1 : region.last] = new_lines
+    # The statement gates' walks are kept per statement; none outlives its file.
+    summary.cache_clear()
     return "".join(lines)
