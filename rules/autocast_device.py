@@ -72,7 +72,7 @@ class AutocastDevice(PythonRule):
     fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'
-    trigger = Trigger(tokens=("autocast",), words=True)
+    trigger = Trigger(tokens=("autocast",))
     examples = (
         Example(
             'import torch\nwith torch.autocast("cuda", dtype=torch.bfloat16):\n    y = model(x)\n',
