@@ -387,7 +387,14 @@ def migrate_python(
     tree = parse_ast(text)
     if not full:
         view = replace(view, tree=tree)
-        rules = [rule for rule in rules if rule in forced or rule.trigger.passes(view)]
+        # A gate judges this text; names an earlier notebook cell imported bring it back.
+        rules = [
+            rule
+            for rule in rules
+            if rule in forced
+            or rule.trigger.passes(view)
+            or _uses_inherited_alias(rule, inherited, text)
+        ]
     suppressions = python_suppressions(text).follow(aliases)
     outcome = Outcome(text, suppressions.aliased(path))
     if suppressions.skips_file():
