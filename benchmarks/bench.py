@@ -10,7 +10,10 @@ read into memory first, so neither the disk nor decoding is timed), seconds for 
 --dry-run --no-cache` at one process (`--jobs 1`) and at the default (the engine decides
 whether a pool pays), each a fresh process with its diff sent to /dev/null and start-up
 included, the ratio of each to `ast.parse`, files/s, lines/s and the peak RSS of the largest
-process. Every figure is the best of `--runs` runs (default 3). The figures are ratios
+process. Each is timed twice: wall seconds, and CPU seconds (user + system, of this
+process for `ast.parse`, of the child for migrate, from `getrusage`); the `cpu_ratio_*`
+figures compare CPU with CPU, which other work on the machine disturbs far less than
+wall time. Every figure is the best of `--runs` runs (default 3). The figures are ratios
 within one run on one machine: another machine, or the same one busier, moves the seconds
 but much less the ratios, so quote ratios and say how busy the machine was.
 
@@ -56,8 +59,8 @@ import resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"{seconds} {peak} {code}")
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{seconds} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} {code}")
 """
 
 
@@ -65,37 +68,41 @@ def python_files(root: Path) -> list[Path]:
     return [root / rel for rel in walk(root).files if rel.endswith(".py")]
 
 
-def time_ast(files: list[Path], runs: int) -> tuple[float, int]:
-    """Best of `runs` seconds for `ast.parse` of every file's bytes, already in memory."""
+def time_ast(files: list[Path], runs: int) -> tuple[float, float, int]:
+    """Best of `runs` wall and CPU seconds for `ast.parse` of every file's bytes, already in
+    memory, and the number of lines."""
     sources = [file.read_bytes() for file in files]
     lines = sum(data.count(b"\n") for data in sources)
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(runs):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             for data in sources:
                 with contextlib.suppress(SyntaxError, ValueError):
                     ast.parse(data)
             best = min(best, time.perf_counter() - start)
-    return best, lines
+            best_cpu = min(best_cpu, time.process_time() - cpu)
+    return best, best_cpu, lines
 
 
-def _timed(command: list[str], runs: int) -> tuple[float, int, int]:
-    """Best wall seconds of `runs` fresh processes, the largest peak RSS (KiB), exit code."""
-    best, peak, code = float("inf"), 0, 0
+def _timed(command: list[str], runs: int) -> tuple[float, float, int, int]:
+    """Best wall and CPU seconds of `runs` fresh processes, the largest peak RSS (KiB), and
+    the exit code."""
+    best, best_cpu, peak, code = float("inf"), float("inf"), 0, 0
     for _ in range(runs):
         done = subprocess.run(
             [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
         )
-        seconds, peak_kib, code_text = done.stdout.split()
-        best, peak, code = min(best, float(seconds)), max(peak, int(peak_kib)), int(code_text)
-    return best, peak, code
+        seconds, cpu, peak_kib, code_text = done.stdout.split()
+        best, best_cpu = min(best, float(seconds)), min(best_cpu, float(cpu))
+        peak, code = max(peak, int(peak_kib)), int(code_text)
+    return best, best_cpu, peak, code
 
 
 def time_migrate(
     root: Path, jobs: int | None, extra: list[str], runs: int = 1
-) -> tuple[float, int, int]:
+) -> tuple[float, float, int, int]:
     """`jobs` None: the default (no --jobs flag: the engine decides)."""
     migrate = shutil.which("migrate", path=os.path.dirname(sys.executable))
     # --no-cache: every run does the whole work (the cache would skip unchanged files).
@@ -105,7 +112,9 @@ def time_migrate(
     return _timed(command, runs)
 
 
-def time_gpu2ascend(tool: Path, root: Path, version: str, runs: int) -> tuple[float, int, int]:
+def time_gpu2ascend(
+    tool: Path, root: Path, version: str, runs: int
+) -> tuple[float, float, int, int]:
     script = tool / "pytorch_gpu2npu.sh" if tool.is_dir() else tool
     with tempfile.TemporaryDirectory() as out:
         command = ["bash", str(script), "-i", str(root), "-o", out, "-v", version]
@@ -204,13 +213,14 @@ def main(argv: list[str] | None = None) -> int:
         args.corpus = Path(torch.__file__).parent
     root = args.corpus.resolve()
     files = python_files(root)
-    ast_seconds, lines = time_ast(files, args.runs)
+    ast_seconds, ast_cpu, lines = time_ast(files, args.runs)
     extra = ["--full-parse"] if args.full_parse else []
     figures = {
         "corpus": str(root),
         "files": len(files),
         "lines": lines,
         "ast_parse_s": round(ast_seconds, 3),
+        "ast_parse_cpu_s": round(ast_cpu, 3),
         "machine": (
             f"{platform.machine()}, {len(os.sched_getaffinity(0))} usable cores, "
             f"load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}"
@@ -221,16 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.short:
         settings.append(("default", None))
     for label, jobs in settings:
-        seconds, peak, code = time_migrate(root, jobs, extra, args.runs)
+        seconds, cpu, peak, code = time_migrate(root, jobs, extra, args.runs)
         if code not in (0, 1):
             print(f"migrate exited {code}", file=sys.stderr)
         figures[f"migrate_{label}_s"] = round(seconds, 3)
         figures[f"ratio_{label}"] = round(seconds / ast_seconds, 2) if ast_seconds else None
+        figures[f"migrate_{label}_cpu_s"] = round(cpu, 3)
+        figures[f"cpu_ratio_{label}"] = round(cpu / ast_cpu, 2) if ast_cpu else None
         figures[f"files_per_s_{label}"] = round(len(files) / seconds, 1)
         figures[f"lines_per_s_{label}"] = round(lines / seconds)
         figures[f"peak_rss_mib_{label}"] = round(peak / 1024, 1)
     if args.versus_gpu2ascend is not None:
-        seconds, peak, code = time_gpu2ascend(
+        seconds, _, peak, code = time_gpu2ascend(
             args.versus_gpu2ascend, root, args.gpu2ascend_version, args.runs
         )
         if code != 0:
@@ -244,8 +256,12 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             for fraction in (0.25, 0.5):
                 part = subset(files, root, fraction, Path(tmp))
-                _, peak, _ = time_migrate(part, 1, extra)
+                _, _, peak, _ = time_migrate(part, 1, extra)
                 figures[f"peak_rss_mib_{int(fraction * 100)}pct_files"] = round(peak / 1024, 1)
+    figures["timing"] = (
+        "best of runs; wall: perf_counter; cpu: user+system from getrusage (ast.parse: this "
+        "process, migrate: its child); ratios are to ast.parse of the same files, bytes read"
+    )
     for key, value in figures.items():
         print(f"{key:28} {value}")
     if args.json:

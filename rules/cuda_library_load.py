@@ -8,7 +8,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import TokenPattern, Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
 
 # Library names (as in "libcudart.so.12", "nvToolsExt64_1.dll") of the CUDA toolkit,
@@ -78,8 +78,11 @@ class CudaLibraryLoad(UnsupportedConstruct):
     action = "replace-library"
     name = "cuda-library-load"
     summary = "Report ctypes loading of CUDA libraries (libcudart, libnvToolsExt, libnccl, ...)."
+    # A library's file name ends in ".so" or ".dll" as _LIBRARY_FILE reads it (`x.sort()`
+    # is no match).
     trigger = Trigger(
-        tokens=("CDLL", "cdll", "PyDLL", "find_library", "LoadLibrary", ".so", ".dll")
+        tokens=("CDLL", "cdll", "PyDLL", "find_library", "LoadLibrary"),
+        patterns=(TokenPattern(".so", r"\.so\b"), TokenPattern(".dll", r"\.dll\b")),
     )
     uses = ("ctypes.CDLL", "ctypes.PyDLL", "ctypes.cdll", "ctypes.util.find_library", *_SEARCHES)
     message = "a CUDA library, which {DEVICE} hosts do not have"

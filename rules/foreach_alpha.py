@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import passes_keyword
 from migrator.analysis.cst_helpers import find_arg
 from migrator.contract.rule import Example
 from migrator.contract.trigger import Trigger
@@ -39,7 +40,7 @@ class ForeachAlpha(UnsupportedConstruct):
     action = "port-code"
     name = "foreach-alpha"
     summary = "Report torch._foreach_add_/sub_(..., alpha=): hand ports rewrote them for the NPU."
-    trigger = Trigger(tokens=("_foreach_",))
+    trigger = Trigger(tokens=("_foreach_",), statement_gate=passes_keyword("alpha"))
     uses = tuple(f"torch._foreach_{op}" for op in _OPS)
     message = "foreach calls with alpha= needed a rewrite in hand ports to the {DEVICE}"
     suggestion = (

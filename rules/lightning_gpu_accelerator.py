@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import passes_keyword
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, PythonRule
 from migrator.contract.trigger import Trigger
@@ -55,7 +56,9 @@ class LightningGpuAccelerator(PythonRule):
     summary = (
         "Report Lightning Trainer/Fabric accelerator='gpu' and strategy='ddp' (no NPU accelerator)."
     )
-    trigger = Trigger(tokens=("accelerator", "strategy"))
+    trigger = Trigger(
+        tokens=("accelerator", "strategy"), statement_gate=passes_keyword("accelerator", "strategy")
+    )
     examples = (
         reported(
             "import lightning as L\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from migrator.analysis.ast_lines import calls_or_imports
 from migrator.contract.rule import Example
 from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import UnsupportedConstruct, reported
@@ -35,7 +36,9 @@ class NpuFusionAttention(UnsupportedConstruct):
     action = "suggestion"
     name = "npu-fusion-attention"
     summary = "Suggest torch_npu.npu_fusion_attention at SDPA calls (layout, mask, outputs differ)."
-    trigger = Trigger(tokens=("scaled_dot_product_attention",))
+    trigger = Trigger(
+        tokens=("scaled_dot_product_attention",), words=True, statement_gate=calls_or_imports
+    )
     uses = ("torch.nn.functional.scaled_dot_product_attention",)
     message = "suggestion: the {DEVICE} has a fused attention kernel for this"
     suggestion = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator import data
+from migrator.analysis.ast_lines import calls_or_imports
 from migrator.contract.rule import Example, PythonRule
 from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import fill
@@ -75,7 +76,7 @@ class OpWithoutNpuKernel(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "op-without-npu-kernel"
     summary = "Report torch operators with no NPU kernel in the target torch-npu (CPU fallback)."
-    trigger = Trigger(tokens=_candidates())
+    trigger = Trigger(tokens=_candidates(), words=True, statement_gate=calls_or_imports)
     examples = (
         Example(
             "import torch\nvel = torch.hypot(vx, vy)\n",

@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import defines_function
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
 from migrator.contract.unsupported import fill, reported
@@ -71,7 +72,7 @@ class RmsNormModule(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "rms-norm-module"
     summary = "Suggest torch_npu.npu_rms_norm for hand-written RMSNorm modules (one fused kernel)."
-    trigger = Trigger(tokens=("rsqrt",))
+    trigger = Trigger(tokens=("rsqrt",), statement_gate=defines_function("forward"))
     examples = (
         reported(
             "import torch\n\n\nclass RMSNorm(torch.nn.Module):\n"

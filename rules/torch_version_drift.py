@@ -7,7 +7,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import TokenPattern, Trigger
 from migrator.core.model import FixAvailability
 
 # Modules whose public names the data records completely (every top-level binding of the
@@ -49,7 +49,13 @@ class TorchVersionDrift(PythonRule):
     name = "torch-version-drift"
     summary = "Report torch/torch_npu names absent from the target host's releases (torch 2.7.1)."
     fix_availability = FixAvailability.NEVER
-    trigger = Trigger(tokens=("torch",))
+    # A name under one of the checked modules, spelt out, through an alias of an import,
+    # or through an import inside a function (`import torch as t` there, then `t.cuda.x`).
+    trigger = Trigger(
+        tokens=("torch.accelerator", "torch.amp", "torch.cuda", "torch.npu", "torch_npu"),
+        patterns=(TokenPattern("torch", r"\bimport\b[^\n]*\btorch\b|\bfrom\s+torch\b"),),
+        words=True,
+    )
     examples = (
         Example(
             "import torch as th\nindex = th.accelerator.device_index()\n",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import passes_keyword
 from migrator.analysis.cst_helpers import find_arg, string_value, with_string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
@@ -73,7 +74,11 @@ class TrainingArgumentsFlag(PythonRule):
     summary = (
         "TrainingArguments: tf32=True off, fp16 + fused AdamW unfused, apex backends reported."
     )
-    trigger = Trigger(tokens=("tf32", "adamw_torch_fused", "apex"))
+    # It reads only these keywords of an arguments class's call.
+    trigger = Trigger(
+        tokens=("tf32", "adamw_torch_fused", "apex"),
+        statement_gate=passes_keyword("tf32", "optim", *_APEX_BACKEND_KEYWORDS),
+    )
     examples = (
         Example(
             "from transformers import TrainingArguments\n"

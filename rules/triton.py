@@ -38,7 +38,7 @@ class Triton(UnsupportedConstruct):
     summary = (
         "Report Triton imports and @triton.jit kernels: the triton wheel has no Ascend backend."
     )
-    trigger = Trigger(tokens=("triton",))
+    trigger = Trigger(tokens=("triton",), words=True)
     modules = ("triton",)
     uses = ("triton.jit", "triton.autotune", "triton.heuristics")
     message = (

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 
 def first_line(node: ast.stmt) -> int:
@@ -45,3 +47,65 @@ def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[as
         if index < len(hot) and hot[index] <= last_line(statement):
             found.append(statement)
     return found
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a statement holds, for rules' cheap per-statement checks: node kinds, keyword
+    argument names, names of the functions it defines, and whether anything is decorated."""
+
+    kinds: frozenset[type[ast.AST]]
+    keywords: frozenset[str]
+    functions: frozenset[str]
+    decorated: bool
+
+
+@functools.lru_cache(maxsize=256)
+def summary(statement: ast.stmt) -> Summary:
+    """One walk of `statement` serves every rule's check (kept for the last few seen)."""
+    kinds: set[type[ast.AST]] = set()
+    keywords: set[str] = set()
+    functions: set[str] = set()
+    decorated = False
+    for node in ast.walk(statement):
+        kind = type(node)
+        kinds.add(kind)
+        if kind is ast.keyword:
+            assert isinstance(node, ast.keyword)
+            if node.arg is not None:
+                keywords.add(node.arg)
+        elif kind in _DEFINITIONS:
+            assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            decorated = decorated or bool(node.decorator_list)
+            if kind is not ast.ClassDef:
+                functions.add(node.name)
+    return Summary(frozenset(kinds), frozenset(keywords), frozenset(functions), decorated)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def calls_or_imports(statement: ast.stmt, target: object = None) -> bool:
+    """Whether the statement holds a call, an import or a decorator: all a rule that
+    reports imports, calls and decorators of an API can act on."""
+    found = summary(statement)
+    return found.decorated or bool(found.kinds & {ast.Call, ast.Import, ast.ImportFrom})
+
+
+def passes_keyword(*names: str) -> Callable[[ast.stmt, object], bool]:
+    """A check: the statement passes one of `names` as a keyword (`name=`) to some call."""
+    wanted = frozenset(names)
+
+    def check(statement: ast.stmt, target: object = None) -> bool:
+        return not wanted.isdisjoint(summary(statement).keywords)
+
+    return check
+
+
+def defines_function(name: str) -> Callable[[ast.stmt, object], bool]:
+    """A check: the statement is or holds a `def name`."""
+
+    def check(statement: ast.stmt, target: object = None) -> bool:
+        return name in summary(statement).functions
+
+    return check

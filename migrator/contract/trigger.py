@@ -7,6 +7,11 @@ engine's business. The trigger holds
   `TokenPattern` regexes for what a substring cannot pin down); a dotted token also matches
   its last name imported from its module (`from torch import compile as jit`), and the
   engine follows the file's import aliases (`import torch as th` makes `th.cuda` a match);
+  `words=True` says the rule acts only on names (imports, attributes, calls, keywords), so
+  inside a file a token counts only as a whole word in code: `cudnn` is found in
+  `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` nor in a string literal
+  (`{'name': 'allow_tf32'}`; an f-string's text counts as code); a word boundary is
+  checked only at a token's ends that are word characters;
 - `unit`: what one pass of the rule sees: one top-level statement or method
   (`Unit.STATEMENT`, the default), the whole module (`Unit.MODULE`), or a text file
   (`Unit.FILE`, every `TextRule`);
@@ -83,6 +88,7 @@ class Trigger:
 
     tokens: tuple[str, ...] = ()
     patterns: tuple[TokenPattern, ...] = ()
+    words: bool = False
     unit: Unit = Unit.STATEMENT
     paths: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -121,6 +127,10 @@ class Trigger:
             _imports_name(text, name, statements) for name, statements in _from_imports(self.tokens)
         )
 
+    def token_regexes(self) -> tuple[str, ...]:
+        """A regex for each token, as a statement is searched for it (see `words`)."""
+        return _token_regexes(self.tokens, self.words)
+
     def forced(self, view: FileView) -> bool:
         return self.always is not None and self.always(view)
 
@@ -132,6 +142,18 @@ class Trigger:
 
     def file_facts(self, tree: ast.Module) -> object:
         return None if self.facts is None else self.facts(tree)
+
+
+@functools.cache
+def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
+    if not words:
+        return tuple(re.escape(token) for token in tokens)
+    found = []
+    for token in tokens:
+        start = r"\b" if token[:1].isalnum() or token[:1] == "_" else ""
+        end = r"\b" if token[-1:].isalnum() or token[-1:] == "_" else ""
+        found.append(f"{start}{re.escape(token)}{end}")
+    return tuple(found)
 
 
 @functools.cache
@@ -159,3 +181,17 @@ def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     return any(word.search(match.group(0)) for match in statements.finditer(text))
+
+
+def imports_module(module: str) -> Gate:
+    """A gate: the file has an import statement that may name `module` or a module under
+    it (`import cuda`, `import os, cuda.cudart as rt`, `from cuda import cudart`), for a
+    rule whose qualified names all start with `module`, which only such an import binds.
+    It errs on the side of yes (`from numba import cuda` passes)."""
+    name = re.escape(module)
+    pattern = re.compile(rf"\bfrom[ \t]+{name}\b|\bimport[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b")
+
+    def gate(view: FileView) -> bool:
+        return pattern.search(view.text) is not None
+
+    return gate

@@ -13,11 +13,13 @@ occurs, so the engine
 
 A region is a whole statement, so a rule sees the same function, class member or
 statement it would see in the whole module; module-level imports reach it through the
-shared `ModuleBindings`. Rules that need the whole module (`Unit.MODULE`) and files in
-which a rule asks for a new import take the full-module route. What the engine skips it
-reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens and patterns, the
-`gate` (a rule whose gate says it cannot act in the file is left out first), the
-`statement_gate` (per region), `always` and `paths`.
+shared `ModuleBindings`. A rule that needs the whole module (`Unit.MODULE`), and every rule
+after it in the run's order, runs on one full parse of what the per-region passes left;
+an import a rule asks for is written on a parse of the module's head only. What the
+engine skips it reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens
+(whole words for `words=True`) and patterns, the `gate` (a rule whose gate says it cannot
+act in the file is left out first, before any whole-module parse), the `statement_gate`
+(per region), `always` and `paths`.
 `tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
@@ -33,7 +35,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, hot_lines, last_line
+from migrator.analysis.ast_lines import first_line, hot_lines, last_line, summary
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
@@ -209,10 +211,35 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
     """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
     return (
-        *(re.escape(token) for token in rule.trigger.tokens),
+        *rule.trigger.token_regexes(),
         *(pattern.regex for pattern in rule.trigger.patterns),
         *alias_tokens(rule, bindings),
     )
+
+
+# A string literal (any prefix, any quotes; a backslash escapes the next character, a
+# newline too) or a comment, scanned from the left as the tokenizer reads them.
+_STRING_OR_COMMENT = re.compile(
+    r"(?P<prefix>[rRbBuUfF]{0,2})"
+    r"(?:'\'\'(?:\\[\s\S]|[^\\])*?'\'\'|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\""
+    r"|'(?:\\[\s\S]|[^'\\\n])*'|\"(?:\\[\s\S]|[^\"\\\n])*\")"
+    r"|#[^\n]*"
+)
+_BLANK = re.compile(r"[^\r\n]")
+
+
+def without_strings(code: str) -> str:
+    """`code` with each string literal blanked, lines kept (f-strings and comments stay:
+    an f-string's braces hold code), for the tokens of rules that act only on names
+    (`Trigger.words`)."""
+
+    def blank(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("#") or "f" in match.group("prefix").lower():
+            return text
+        return _BLANK.sub(" ", text)
+
+    return _STRING_OR_COMMENT.sub(blank, code)
 
 
 def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
@@ -246,9 +273,10 @@ class _Run:
         line_offset: int,
         walrus: bool = True,
         code: str | None = None,
+        line_map: list[int] | None = None,
     ) -> cst.Module:
-        """Run each rule over `module` in turn (`code`: its text, when the caller has it)."""
-        line_map: list[int] | None = None
+        """Run each rule over `module` in turn (`code`: its text, when the caller has it;
+        `line_map`: the original line of each of its lines, when earlier passes moved them)."""
         shared = PassCache(walrus)
         for rule_class in rules:
             ctx = RuleContext(
@@ -359,7 +387,14 @@ def migrate_python(
     tree = parse_ast(text)
     if not full:
         view = replace(view, tree=tree)
-        rules = [rule for rule in rules if rule in forced or rule.trigger.passes(view)]
+        # A gate judges this text; names an earlier notebook cell imported bring it back.
+        rules = [
+            rule
+            for rule in rules
+            if rule in forced
+            or rule.trigger.passes(view)
+            or _uses_inherited_alias(rule, inherited, text)
+        ]
     suppressions = python_suppressions(text).follow(aliases)
     outcome = Outcome(text, suppressions.aliased(path))
     if suppressions.skips_file():
@@ -370,14 +405,20 @@ def migrate_python(
     # What a rule learns from the whole file's ast, the same for a region as for the module.
     facts = {rule.code: rule.trigger.file_facts(tree) for rule in rules}
     run = _Run(path, target, options, bindings, suppressions, facts, project)
-    if full or any(rule.trigger.whole_module for rule in rules):
+    # Rules run in their order (priority, code). Those before the first whole-module rule
+    # run by region; from that rule on, on one whole parse of what they left.
+    first_whole = next((i for i, rule in enumerate(rules) if rule.trigger.whole_module), None)
+    if full:
         new_text = _whole(text, rules, run)
-    else:
+    elif first_whole is None:
         new_text = _by_region(text, tree, rules, run)
         if run.imports:
-            run = _Run(path, target, options, bindings, suppressions, facts, project)
-            suppressions.used.clear()
-            new_text = _whole(text, rules, run)
+            # The rules have run; only the import block is left to write.
+            new_text = _with_imports(new_text, run.imports)
+    else:
+        early, late = rules[:first_whole], rules[first_whole:]
+        new_text = _by_region(text, tree, early, run) if early else text
+        new_text = _whole(new_text, late, run, original=text)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
@@ -405,12 +446,79 @@ def _untouched(text: str, path: str, aliases: Mapping[str, str]) -> Outcome:
     return outcome
 
 
-def _whole(text: str, rules: Sequence[type[PythonRule]], run: _Run) -> str:
+def _whole(
+    text: str, rules: Sequence[type[PythonRule]], run: _Run, original: str | None = None
+) -> str:
+    """`rules` over the whole module; `original`: the file's text before earlier passes
+    (by region) made `text`, whose lines the findings report."""
     module = parse_cst(text)
-    module = run.transform(module, rules, 0, ":=" in text, text)
+    line_map = None
+    if original is not None and original.count("\n") != text.count("\n"):
+        line_map = remap_lines(original, text, None)
+    source = text if original is None else original
+    module = run.transform(module, rules, 0, ":=" in source, text, line_map)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
+
+
+def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
+    """`text` with `requests` applied, as `_whole` applies them after the rules' passes.
+
+    Adding an import reads and rewrites only the module's head: the first statement (a
+    docstring, say), the import statements right after it, and the statement that follows
+    them, whose leading blank line it may add (LibCST's AddImportsVisitor). So only that
+    head is parsed, with a stand-in for the statement after the imports; dropping an
+    import needs to know every use of a name, so that parses the whole module.
+    """
+    if any(request.remove for request in requests):
+        return _apply_imports(parse_cst(text), requests).code
+    lines = split_lines(text)
+    groups = _groups(parse_ast(text).body, lines)
+    after = 1
+    while after < len(groups) and _is_import_line(groups[after][2]):
+        after += 1
+    if after >= len(groups):
+        return _apply_imports(parse_cst(text), requests).code
+    cut = groups[after][0]
+    head = "".join(lines[: cut - 1])
+    stub = "pass" + (lines[cut - 2][len(lines[cut - 2].rstrip("\r\n")) :] or "\n")
+    code = _apply_imports(parse_cst(head + stub), requests).code
+    if not code.endswith(stub):
+        return _apply_imports(parse_cst(text), requests).code
+    return code[: len(code) - len(stub)] + "".join(lines[cut - 1 :])
+
+
+def _is_import_line(members: Sequence[ast.stmt]) -> bool:
+    """One import statement alone on its logical line (LibCST: a SimpleStatementLine whose
+    only statement is an Import or ImportFrom)."""
+    return len(members) == 1 and isinstance(members[0], (ast.Import, ast.ImportFrom))
+
+
+def _active(
+    rules: Sequence[type[PythonRule]],
+    patterns: Mapping[type[PythonRule], re.Pattern[str]],
+    body: str,
+    region: Region,
+    target: Target,
+) -> list[type[PythonRule]]:
+    """The rules that may act in a region: a token in its text (for `words` rules, in its
+    code, string literals left out), and its statement gate passes."""
+    code: str | None = None
+    active = []
+    for rule in rules:
+        if not patterns[rule].search(body):
+            continue
+        if rule.trigger.words:
+            code = without_strings(body) if code is None else code
+            if not patterns[rule].search(code):
+                continue
+        if region.statements and not any(
+            rule.trigger.in_statement(node, target) for node in region.statements
+        ):
+            continue
+        active.append(rule)
+    return active
 
 
 def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
@@ -422,15 +530,7 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        active = [
-            rule
-            for rule in rules
-            if patterns[rule].search(body)
-            and (
-                not region.statements
-                or any(rule.trigger.in_statement(node, run.target) for node in region.statements)
-            )
-        ]
+        active = _active(rules, patterns, body, region, run.target)
         if not active:
             continue
         header = region.header
@@ -450,4 +550,6 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
             replaced.append((region, split_lines(new_body)))
     for region, new_lines in reversed(replaced):
         lines[region.first - 1 : region.last] = new_lines
+    # The statement gates' walks are kept per statement; none outlives its file.
+    summary.cache_clear()
     return "".join(lines)

@@ -1,0 +1,70 @@
+"""What lets the fast path skip work on large trees gives the full path's output: string
+literals and longer names do not count for names-only rules, a gate sees earlier cells'
+imports, whole-module rules run after the per-region ones, and an import is written on
+the module's head only."""
+
+from __future__ import annotations
+
+import pytest
+
+from migrator.analysis.bindings import module_bindings
+from migrator.contract.rule import PythonRule, RuleOptions
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.python import migrate_python, parse_ast, without_strings
+
+RULES = [
+    rule
+    for rule in registry.load().for_profile(registry.load().profile("generic"))  # type: ignore[arg-type]
+    if issubclass(rule, PythonRule)
+]
+
+SOURCES = {
+    "strings_and_longer_names": (
+        "import torch\n\nARGS = {\n    torch._C._cudnn_rnn: [{'name': 'allow_tf32'}],\n"
+        '    \'triton_kernel\': """cudnn""",\n}\ntorch.backends.cudnn.benchmark = True\n'
+        'flag = f"{torch.backends.cudnn.allow_tf32}"\n'
+    ),
+    "import_added_below_the_head": (
+        '"""Doc."""\nimport os\nfrom torch.cuda.amp import GradScaler\n\n# a comment\n\n'
+        "@decorator\ndef f():\n    return GradScaler(2.0**16, enabled=True)\n"
+    ),
+    "import_added_crlf": (
+        "from torch.cuda.amp import GradScaler\r\nscaler = GradScaler()\r\nx = 1\r\n"
+    ),
+    "entry_point_after_regions": (
+        '"""Train."""\nimport torch\n\nDATA = {"a": [1, 2, 3]}\n\n\ndef main():\n'
+        "    x = torch.ones(1).cuda()\n    torch.backends.cudnn.benchmark = True\n"
+        '    x.backward()\n\n\nif __name__ == "__main__":\n    main()\n'
+    ),
+    "local_torch_import": (
+        "def f():\n    import torch as t\n\n    return t.accelerator.device_index()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_fast_path_equals_full_path(name: str) -> None:
+    text = SOURCES[name]
+    fast = migrate_python(text, "train.py", RULES, NPU, RuleOptions())
+    full = migrate_python(text, "train.py", RULES, NPU, RuleOptions(), full=True)
+    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+    assert fast.findings == full.findings
+    if name.startswith("import_added"):
+        assert "from torch.amp import GradScaler" in fast.text
+
+
+def test_a_gate_sees_names_an_earlier_cell_imported() -> None:
+    earlier = module_bindings(parse_ast("from cuda import cudart\n"))
+    cell = "err, free, total = cudart.cudaMemGetInfo()\n"
+    fast = migrate_python(cell, "n.ipynb", RULES, NPU, RuleOptions(), inherited=earlier)
+    full = migrate_python(cell, "n.ipynb", RULES, NPU, RuleOptions(), inherited=earlier, full=True)
+    assert [f.code for f in fast.findings] == [f.code for f in full.findings] == ["NPU069"]
+
+
+def test_string_literals_are_blanked_and_code_kept() -> None:
+    code = "a = 'cudnn' + b\"x\\\"y\" + f\"{cudnn.x}\"  # cudnn\ns = '''\ncudnn\n'''\n"
+    blanked = without_strings(code)
+    assert blanked.count("\n") == code.count("\n")
+    assert "'cudnn'" not in blanked and "\ncudnn\n" not in blanked
+    assert 'f"{cudnn.x}"' in blanked and "# cudnn" in blanked and "+ b" not in blanked
