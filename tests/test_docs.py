@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from migrator.output.docs import render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,3 +64,33 @@ def test_the_pre_commit_snippet_pins_a_rev_a_clean_clone_has() -> None:
     assert revs == ["COMMIT_SHA"]
     assert "git ls-remote" in section and "pre-commit try-repo" in section
     assert "v0.1.0" not in section
+
+
+def test_the_generator_has_help_and_one_error_line_for_a_bad_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from migrator.output.docs import main
+
+    with pytest.raises(SystemExit) as shown:
+        main(["--help"])
+    assert shown.value.code == 0
+    assert "usage: python -m migrator.output.docs" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as failed:
+        main([str(tmp_path / "missing.md")])
+    assert failed.value.code == 2
+    assert capsys.readouterr().err.count("error:") == 1
+    (tmp_path / "README.md").write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as failed:
+        main([str(tmp_path / "README.md")])
+    assert failed.value.code == 2 and "marker" in capsys.readouterr().err
+
+
+def test_the_generator_as_a_module_prints_its_help() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "migrator.output.docs", "--help"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "usage:" in done.stdout, done.stderr
