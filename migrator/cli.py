@@ -383,6 +383,7 @@ _CONFIG_KEYS = {
     "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
     "torch-npu": ("torch_npu", "torch_npu", "--torch-npu"),
     "patcher": ("patcher", "patcher", "--patcher"),
+    "safe-only": ("safe_only", "safe_only", "--safe-only"),
 }
 _FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
 _META = "npu_migrator.config"
@@ -545,9 +546,10 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
-    "--safe-only",
-    is_flag=True,
-    help="Make only the edits that need no review; report the others as warnings.",
+    "--safe-only/--no-safe-only",
+    default=False,
+    help="Make only the edits that need no review; report the others as warnings "
+    "(default: off; [tool.migrate] safe-only).",
 )
 @click.option(
     "--annotate/--no-annotate",

@@ -294,6 +294,28 @@ def test_safe_only_makes_no_edit_that_needs_review_and_reports_each(tmp_path: Pa
     assert (root / "train.py").read_text() == (FIXTURE / "train.py").read_text()
 
 
+
+def test_safe_only_is_a_config_key_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    (root / "pyproject.toml").write_text("[tool.migrate]\nsafe-only = true\n")
+    configured = invoke(str(root), "--check", "--ignore", "NPU094")
+    assert configured.exit_code == cli.EXIT_PENDING, configured.output
+    assert "(0 need review)" in configured.stderr.splitlines()[-1]
+    assert sum("--safe-only" in line for line in configured.stderr.splitlines()) == 2
+    overridden = invoke(str(root), "--check", "--ignore", "NPU094", "--no-safe-only")
+    assert "(2 need review)" in overridden.stderr.splitlines()[-1], "the flag wins"
+    (root / "pyproject.toml").write_text('[tool.migrate]\nsafe-only = "yes"\n')
+    wrong = invoke(str(root), "--check")
+    assert wrong.exit_code == cli.EXIT_ERROR
+    assert "[tool.migrate] safe-only must be true or false, not a string" in wrong.stderr
+    if installed_migrate() is not None:
+        (root / "pyproject.toml").write_text("[tool.migrate]\nsafe-only = true\n")
+        done = run_installed(str(root), "--check", "--ignore", "NPU094")
+        assert "(0 need review)" in done.stderr.splitlines()[-1], done.stderr
+
 def _apply(text: str, edits: list[dict[str, object]]) -> str:
     lines = text.splitlines(keepends=True)
     for edit in sorted(edits, key=lambda e: e["location"]["line"], reverse=True):  # type: ignore[index]
