@@ -294,7 +294,6 @@ def test_safe_only_makes_no_edit_that_needs_review_and_reports_each(tmp_path: Pa
     assert (root / "train.py").read_text() == (FIXTURE / "train.py").read_text()
 
 
-
 def test_safe_only_is_a_config_key_and_the_flag_overrides_it(tmp_path: Path) -> None:
     import shutil
 
@@ -315,6 +314,7 @@ def test_safe_only_is_a_config_key_and_the_flag_overrides_it(tmp_path: Path) -> 
         (root / "pyproject.toml").write_text("[tool.migrate]\nsafe-only = true\n")
         done = run_installed(str(root), "--check", "--ignore", "NPU094")
         assert "(0 need review)" in done.stderr.splitlines()[-1], done.stderr
+
 
 def _apply(text: str, edits: list[dict[str, object]]) -> str:
     lines = text.splitlines(keepends=True)
