@@ -24,6 +24,12 @@ def fix_safety(rule: type[Rule]) -> str:
     return rule.safety.value
 
 
+def anchor(code: str) -> str:
+    """The HTML anchor a rule's row carries, so a link can name the row (SARIF's
+    `helpUri`: `README.md#npu001`)."""
+    return f'<a id="{code.lower()}"></a>'
+
+
 def rule_table() -> str:
     loaded = registry.load()
     lines = [
@@ -35,8 +41,8 @@ def rule_table() -> str:
         profile = "all" if package == registry.GENERIC_PACKAGE else package.removeprefix("target_")
         summary = rule.summary.replace("|", "\\|")
         lines.append(
-            f"| {rule.code} | `{rule.name}` | {rule.fix_availability.value} | {fix_safety(rule)} "
-            f"| {profile} | {summary} |"
+            f"| {anchor(rule.code)}{rule.code} | `{rule.name}` | {rule.fix_availability.value} "
+            f"| {fix_safety(rule)} | {profile} | {summary} |"
         )
     return "\n".join(lines) + "\n"
 
