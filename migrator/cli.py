@@ -194,6 +194,8 @@ class _Out:
         self.known: tuple[str, ...] = ()
         # Each changed file's fix edits (finding index -> edits), for the JSON formats.
         self.fixes: dict[str, dict[int, list[dict[str, object]]]] = {}
+        # The run writes nothing (--dry-run, --check): lines say what "would" happen.
+        self.pending = False
 
     def hold(self) -> None:
         self.held = []
@@ -400,6 +402,7 @@ _CONFIG_KEYS = {
     "transfer-to-npu": ("transfer_to_npu", "transfer", "--transfer-to-npu"),
     "torch-npu": ("torch_npu", "torch_npu", "--torch-npu"),
     "patcher": ("patcher", "patcher", "--patcher"),
+    "safe-only": ("safe_only", "safe_only", "--safe-only"),
 }
 _FLAGS = {key: flag for key, (_, _, flag) in _CONFIG_KEYS.items()}
 _META = "npu_migrator.config"
@@ -562,9 +565,10 @@ def _layer_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     "imports mmcv/mmdet/mmdet3d, or its profile asks), 'mx-driving' (always), 'none'.",
 )
 @click.option(
-    "--safe-only",
-    is_flag=True,
-    help="Make only the edits that need no review; report the others as warnings.",
+    "--safe-only/--no-safe-only",
+    default=False,
+    help="Make only the edits that need no review; report the others as warnings "
+    "(default: off; [tool.migrate] safe-only).",
 )
 @click.option(
     "--annotate/--no-annotate",
@@ -774,6 +778,7 @@ def migrate_command(
         fail_on_warning, safe_only,
     )  # fmt: skip
     out = _Out(quiet, verbose, _colour(color))
+    out.pending = mode in ("dry-run", "check")
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
     from migrator.engine.writes import Interrupted, interruptible
 
@@ -986,8 +991,8 @@ def _run(request: _Request, out: _Out) -> int:
             if held:
                 out.err("nothing was written; the run would make these edits:")
             for line in held:
-                out.err(line)
-            _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
+                out.err(_pending_line(line))
+            _emit(request, the_plan.root, profile, the_plan.settings, summary, out, True)
             out.err(summary.line(pending=True))
             return EXIT_INTERNAL if crashed else EXIT_ERROR
         for line in held:
@@ -1014,7 +1019,7 @@ def _run(request: _Request, out: _Out) -> int:
         out.err(f"error: could not write the report: {_os_error(error)}")
         out.err(summary.line())
         return EXIT_WRITE
-    _emit(request, the_plan.root, profile, the_plan.settings, summary, out)
+    _emit(request, the_plan.root, profile, the_plan.settings, summary, out, not request.writes)
     if not out.quiet:
         _show_actions(summary, out)
         out.err(_target_line(the_plan.settings))
@@ -1024,9 +1029,10 @@ def _run(request: _Request, out: _Out) -> int:
 
 def _emit(
     request: _Request, root: Path, profile: Profile, settings: Settings, summary: RunSummary,
-    out: _Out,
+    out: _Out, pending: bool,
 ) -> None:  # fmt: skip
-    """What stdout carries at the end of a run: --statistics, or a machine format."""
+    """What stdout carries at the end of a run: --statistics, or a machine format;
+    `pending`: nothing was written, so no edit is `fixed`."""
     from migrator.output import findings
 
     results = summary.results
@@ -1039,9 +1045,9 @@ def _emit(
         out.out(findings.statistics(results, names))
     chosen = request.output_format
     if chosen == "json":
-        out.out(findings.as_json(results, out.fixes))
+        out.out(findings.as_json(results, out.fixes, not pending))
     elif chosen == "json-lines":
-        out.out(findings.as_json_lines(results, out.fixes))
+        out.out(findings.as_json_lines(results, out.fixes, not pending))
     elif chosen == "github":
         out.out(findings.as_github(results))
     elif chosen == "sarif":
@@ -1340,13 +1346,23 @@ def _show(result: FileResult, shown: str, out: _Out) -> None:
     for warning in result.warnings:
         out.err(_change_line(warning, shown))
     if result.status is Status.CREATED and not result.changes:
-        out.err(f"{shown}: created")
+        out.err(f"{shown}: {'would be created' if out.pending else CREATED}")
     _warn_unknown_codes(result, shown, out)
     for note in result.notes:
         if note.startswith(WARNING_NOTE):
             out.err(f"{shown}: {note}")
     if out.verbose:
         _show_verbose(result, shown, out)
+
+
+CREATED = "created"
+
+
+def _pending_line(line: str) -> str:
+    """A held line of a refused run, as pending: a new file "would be created"."""
+    if line.endswith(f": {CREATED}"):
+        return line.removesuffix(CREATED) + "would be created"
+    return line
 
 
 def _warn_unknown_codes(result: FileResult, shown: str, out: _Out) -> None:

@@ -6,7 +6,6 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import (
     GRAD_SCALER_CALLS,
-    add_keyword,
     device_literal,
     find_arg,
     string_value,
@@ -30,8 +29,12 @@ class GradScaler(LiteralMarks):
       torch is kept;
     - `torch.amp.GradScaler("cuda")` / `torch.amp.GradScaler(device="cuda")` -> the target
       device, in place (also behind `"cuda" if c else "cpu"`);
-    - `torch.amp.GradScaler()` without a device argument gets `device="npu"`, because the
-      device defaults to "cuda".
+    - `torch.amp.GradScaler()` without a device argument gets `"npu"` first (its first
+      parameter), because the device defaults to "cuda";
+    - `torch.GradScaler(...)`, the same class under torch's top-level name, is spelled
+      `torch.amp.GradScaler` where the call is edited: `torch.GradScaler()` ->
+      `torch.amp.GradScaler("npu")` (a name imported with `from torch import GradScaler`
+      keeps its name and gets the device).
 
     `from torch.cuda.amp import GradScaler` becomes `from torch.amp import GradScaler`
     (NPU012 moves the import) and each call of that name gets the device first, as above:
@@ -62,9 +65,7 @@ class GradScaler(LiteralMarks):
     code = "NPU013"
     action = "port-code"
     name = "grad-scaler"
-    summary = (
-        "GradScaler built for CUDA (torch.cuda.amp.GradScaler, torch.amp.GradScaler) to the NPU."
-    )
+    summary = "GradScalers built for CUDA (torch.cuda.amp, torch.amp, torch.GradScaler) to the NPU."
     trigger = Trigger(tokens=("GradScaler",))
     kind = "scaler device"
     examples = (
@@ -74,8 +75,11 @@ class GradScaler(LiteralMarks):
         ),
         Example(
             'from torch.amp import GradScaler\ns = GradScaler("cuda")\nt = GradScaler()\n',
-            'from torch.amp import GradScaler\ns = GradScaler("npu")\n'
-            't = GradScaler(device="npu")\n',
+            'from torch.amp import GradScaler\ns = GradScaler("npu")\nt = GradScaler("npu")\n',
+        ),
+        Example(
+            "import torch\nscaler = torch.GradScaler()\n",
+            'import torch\nscaler = torch.amp.GradScaler("npu")\n',
         ),
         Example("import torch\nscaler = torch.amp.GradScaler(device.type)\n", None),
     )
@@ -193,13 +197,43 @@ class GradScaler(LiteralMarks):
             return self._device_first(original_node, updated_node)
         if self.qualname(original_node.func) not in GRAD_SCALER_CALLS:
             return updated_node
-        if find_arg(original_node, 0, "device") is not None or _has_star(original_node):
+        if _has_star(original_node):
             return updated_node
-        device = self.target.device_type
-        replacement = add_keyword(updated_node, "device", cst.SimpleString(f'"{device}"'))
-        source = self.target.source_device_type
-        message = f'GradScaler\'s device defaults to "{source}": device="{device}" added'
+        device, source = self.target.device_type, self.target.source_device_type
+        arg = find_arg(original_node, 0, "device")
+        if arg is None:
+            # No device: it defaults to "cuda"; the NPU's goes first, as torch.amp's first
+            # parameter (no positional argument is there to move).
+            first = cst.Arg(cst.SimpleString(f'"{device}"'), comma=_first_comma(updated_node))
+            replacement = updated_node.with_changes(args=[first, *updated_node.args])
+            message = f'GradScaler\'s device defaults to "{source}": "{device}" passed first'
+        elif self._top_level(original_node.func) and self._retargeted(arg):
+            # The literal's own edit says "cuda" -> "npu"; this one the name.
+            replacement, message = updated_node, ""
+        else:
+            return updated_node
+        if self._top_level(original_node.func):
+            # `torch.GradScaler` is torch.amp's class: spelled as torch.amp's, which every
+            # torch-npu release's torch has.
+            assert isinstance(updated_node.func, cst.Attribute)
+            amp = cst.Attribute(updated_node.func.value, cst.Name("amp"))
+            replacement = replacement.with_changes(func=updated_node.func.with_changes(value=amp))
+            renamed = "torch.GradScaler -> torch.amp.GradScaler (the same class)"
+            message = f"{renamed}; {message}" if message else renamed
         return self.edit(original_node, updated_node, replacement, message)
+
+    def _top_level(self, func: cst.BaseExpression) -> bool:
+        """`<torch>.GradScaler` written out (the file's spelling of torch)."""
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "GradScaler"
+            and self.qualname(func) == "torch.GradScaler"
+            and self.qualname(func.value) == "torch"
+        )
+
+    def _retargeted(self, arg: cst.Arg) -> bool:
+        """The device argument is the source device's literal, which `mark` rewrites."""
+        return self.literal(arg.value) is not None
 
     def _device_first(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         device = self.target.device_type

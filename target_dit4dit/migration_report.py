@@ -18,7 +18,7 @@ from pathlib import Path
 from migrator import __version__
 from migrator.contract.profile import StepInput
 from migrator.core.model import FileResult, Kind, RunSummary, Status
-from migrator.output.report import markdown_sections
+from migrator.output.report import counted, markdown_sections
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import is_dit4dit, kept
 
@@ -181,10 +181,9 @@ def _without_maths(result: FileResult) -> FileResult:
 
 
 def render(results: Sequence[FileResult]) -> str:
-    summary = RunSummary()
-    for result in results:
-        summary.add(result)
-        summary.results.append(result)
+    # The counts of the run that writes this file, this file included (as the run's last
+    # line counts it).
+    summary = counted(results, FileResult(PATH, Status.CREATED), ())
     # The device port's tables, without the maths edits listed apart above them.
     port = RunSummary()
     port.results.extend(_without_maths(result) for result in results)
@@ -196,7 +195,7 @@ def render(results: Sequence[FileResult]) -> str:
         "person's review and why, what could not be migrated, and the next steps. Later "
         "runs leave it as it is; delete it to get a fresh one.",
         "",
-        f"**Summary:** {summary.line()}.",
+        f"**Summary:** {summary.line()} (counting this file, which the run created).",
         "",
         *_maths_section(results),
         *markdown_sections(port, ()),

@@ -147,7 +147,7 @@ def test_json_and_markdown_reports(tmp_path: Path) -> None:
     assert data["summary"]["files_changed"] == 1
     entry, notes = data["files"]
     assert entry["path"] == "pkg/train.py"
-    assert (notes["path"], notes["status"]) == ("NPU_MIGRATION.md", "created")
+    assert (notes["path"], notes["status"]) == ("NPU_MIGRATION.md", "would be created")
     assert entry["changes"][0]["code"] == "NPU001"
     assert entry["changes"][0]["line"] == 5
     markdown = tmp_path / "report.md"

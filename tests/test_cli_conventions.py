@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,9 +87,9 @@ def test_json_output_replaces_the_diff_on_stdout_with_relative_paths(tmp_path: P
     assert result.exit_code == cli.EXIT_PENDING
     found = json.loads(result.stdout)
     assert [(f["code"], f["kind"], f["path"], f["fixed"]) for f in found] == [
-        ("NPU001", "edit", "pkg/a.py", True),
+        ("NPU001", "edit", "pkg/a.py", False),
         ("NPU050", "warning", "pkg/a.py", False),
-    ]
+    ], "a dry run fixes nothing: its edit is pending (its `fix` says what it would do)"
     assert found[0]["location"] == {"line": 5, "column": 10}
     assert found[0]["end_location"] == {"line": 5}
     lines = invoke(str(root), "--check", "--output-format", "json-lines").stdout.splitlines()
@@ -294,38 +296,96 @@ def test_safe_only_makes_no_edit_that_needs_review_and_reports_each(tmp_path: Pa
     assert (root / "train.py").read_text() == (FIXTURE / "train.py").read_text()
 
 
-def _apply(text: str, edits: list[dict[str, object]]) -> str:
-    lines = text.splitlines(keepends=True)
-    for edit in sorted(edits, key=lambda e: e["location"]["line"], reverse=True):  # type: ignore[index]
-        start = edit["location"]["line"] - 1  # type: ignore[index]
-        end = edit["end_location"]["line"] - 1  # type: ignore[index]
-        lines[start:end] = [str(edit["content"])]
-    return "".join(lines)
+def test_safe_only_is_a_config_key_and_the_flag_overrides_it(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    (root / "pyproject.toml").write_text("[tool.migrate]\nsafe-only = true\n")
+    configured = invoke(str(root), "--check", "--ignore", "NPU094")
+    assert configured.exit_code == cli.EXIT_PENDING, configured.output
+    assert "(0 need review)" in configured.stderr.splitlines()[-1]
+    assert sum("--safe-only" in line for line in configured.stderr.splitlines()) == 2
+    overridden = invoke(str(root), "--check", "--ignore", "NPU094", "--no-safe-only")
+    assert "(2 need review)" in overridden.stderr.splitlines()[-1], "the flag wins"
+    (root / "pyproject.toml").write_text('[tool.migrate]\nsafe-only = "yes"\n')
+    wrong = invoke(str(root), "--check")
+    assert wrong.exit_code == cli.EXIT_ERROR
+    assert "[tool.migrate] safe-only must be true or false, not a string" in wrong.stderr
+    if installed_migrate() is not None:
+        (root / "pyproject.toml").write_text("[tool.migrate]\nsafe-only = true\n")
+        done = run_installed(str(root), "--check", "--ignore", "NPU094")
+        assert "(0 need review)" in done.stderr.splitlines()[-1], done.stderr
 
 
-def test_json_fixes_carry_edits_an_editor_can_apply_one_by_one(tmp_path: Path) -> None:
+def _apply(text: str, edits: list[dict[str, Any]]) -> str:
+    """ruff's way: each edit's `content` replaces the original text from `location` up to
+    `end_location` (1-based lines and columns), the last edit first."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(where: dict[str, int]) -> int:
+        return starts[where["line"] - 1] + where["column"] - 1
+
+    spans = sorted(
+        ((offset(e["location"]), offset(e["end_location"]), e["content"]) for e in edits),
+        reverse=True,
+    )
+    for start, end, content in spans:
+        text = text[:start] + content + text[end:]
+    return text
+
+
+def _fixes(root: Path) -> dict[str, dict[str, Any]]:
     import json
 
+    found = json.loads(invoke(str(root), "--check", "--output-format", "json").stdout)
+    return {f["code"]: f["fix"] for f in found if f["kind"] == "edit"}
+
+
+def test_json_fixes_carry_narrow_edits_an_editor_can_apply_one_by_one(tmp_path: Path) -> None:
+    """A LibCST rule's edit is the span of the node it rewrote, not the whole line."""
     text = (
         "import torch\n\n\ndef step(m, x):\n"
         '    with torch.autocast("cuda"):\n        y = m(x)\n'
         "    return y.cuda()\n"
     )
     root = one_file(tmp_path / "p", text, "t.py")
-    found = json.loads(invoke(str(root), "--check", "--output-format", "json").stdout)
-    fixes = {f["code"]: f["fix"] for f in found}
+    fixes = _fixes(root)
     assert fixes["NPU001"] == {
         "applicability": "safe",
         "edits": [
             {
-                "content": '    with torch.autocast("npu"):\n',
-                "location": {"line": 5, "column": 1},
-                "end_location": {"line": 6, "column": 1},
+                "content": "npu",
+                "location": {"line": 5, "column": 26},
+                "end_location": {"line": 5, "column": 30},
             }
         ],
     }
     one = _apply(text, fixes["NPU001"]["edits"])
-    assert '"npu"' in one and "y.cuda()" in one, "one fix alone"
+    assert one == text.replace('autocast("cuda")', 'autocast("npu")'), "one fix alone"
     both = _apply(text, [*fixes["NPU001"]["edits"], *fixes["NPU011"]["edits"]])
     invoke(str(root), "--allow-no-vcs")
     assert both == (root / "t.py").read_text(), "all fixes give the migrated file"
+
+
+def test_a_text_rules_json_edit_is_its_own_text_edit(tmp_path: Path) -> None:
+    """A text rule's edit is the `TextEdit` it made: the variable's name alone."""
+    text = "#!/bin/bash\nexport CUDA_VISIBLE_DEVICES=0,1\nexport CUDA_LAUNCH_BLOCKING=1\n"
+    root = one_file(tmp_path / "p", text, "run.sh")
+    result = invoke(str(root), "--check", "--output-format", "json-lines")
+    found = [json.loads(line) for line in result.stdout.splitlines()]
+    visible, blocking = (f["fix"]["edits"] for f in found if f["code"] == "NPU100")
+    assert visible == [
+        {
+            "content": "ASCEND_RT_VISIBLE_DEVICES",
+            "location": {"line": 2, "column": 8},
+            "end_location": {"line": 2, "column": 28},
+        }
+    ]
+    assert _apply(text, visible) == text.replace("CUDA_VISIBLE", "ASCEND_RT_VISIBLE")
+    assert _apply(text, blocking) == text.replace("CUDA_LAUNCH", "ASCEND_LAUNCH")
+    invoke(str(root), "--allow-no-vcs")
+    migrated = (root / "run.sh").read_text()
+    assert _apply(text, [*visible, *blocking]) == migrated, "all give the migrated file"

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from migrator.contract.profile import StepInput
 from migrator.contract.rule import RuleOptions
 from migrator.core.model import FileResult, Finding, Safety, Status
 from migrator.core.target import NPU
 from target_dit4dit.migration_report import PATH, MigrationReport, render
 from tests.dit4dit_checkout import checkout
-from tests.helpers import invoke
+from tests.helpers import installed_migrate, invoke, run_installed
 
 EDIT = Finding.change("DiT4DiT/training/train.py", 5, 10, "NPU001", 'autocast "cuda" -> "npu"')
 REVIEW = Finding.change(
@@ -124,3 +126,23 @@ def test_loss_and_eval_maths_edits_are_listed_apart_from_the_device_port() -> No
     assert "fp32 region" in port
     summary = text.split("**Summary:**")[1].split("\n")[0]
     assert "3 edits" in summary, "the summary still counts every edit"
+
+
+def test_the_report_counts_the_run_that_wrote_it_and_itself(tmp_path: Path) -> None:
+    root = checkout(tmp_path)
+    result = invoke(str(root), "--allow-no-vcs", "--no-cache", "-j1")
+    assert result.exit_code == 0, result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert "8 files created" in last, "the generated files and this report"
+    text = (root / PATH).read_text(encoding="utf-8")
+    assert f"**Summary:** {last} (counting this file, which the run created)." in text
+
+
+def test_the_installed_command_writes_the_same_counts(tmp_path: Path) -> None:
+    if installed_migrate() is None:
+        pytest.skip("the migrate command is not installed")
+    root = checkout(tmp_path)
+    done = run_installed(str(root), "--allow-no-vcs", "--no-cache", "-j1")
+    assert done.returncode == 0, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"**Summary:** {last} (counting" in (root / PATH).read_text(encoding="utf-8")

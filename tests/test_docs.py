@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from migrator.output.docs import render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,3 +64,60 @@ def test_the_pre_commit_snippet_pins_a_rev_a_clean_clone_has() -> None:
     assert revs == ["COMMIT_SHA"]
     assert "git ls-remote" in section and "pre-commit try-repo" in section
     assert "v0.1.0" not in section
+
+
+def test_the_generator_has_help_and_one_error_line_for_a_bad_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from migrator.output.docs import main
+
+    with pytest.raises(SystemExit) as shown:
+        main(["--help"])
+    assert shown.value.code == 0
+    assert "usage: python -m migrator.output.docs" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as failed:
+        main([str(tmp_path / "missing.md")])
+    assert failed.value.code == 2
+    assert capsys.readouterr().err.count("error:") == 1
+    (tmp_path / "README.md").write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as failed:
+        main([str(tmp_path / "README.md")])
+    assert failed.value.code == 2 and "marker" in capsys.readouterr().err
+
+
+def test_the_generator_as_a_module_prints_its_help() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "migrator.output.docs", "--help"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0 and "usage:" in done.stdout, done.stderr
+
+
+def test_list_rules_says_what_the_readme_table_says() -> None:
+    """Each rule's row: the same code, name, fix, safety and summary in both; the
+    profile steps, which the table leaves out, are documented elsewhere in the README."""
+    from tests.helpers import invoke
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = {}
+    for match in re.finditer(r'^\| <a id="[a-z0-9]+"></a>(\w+) \| `([\w-]+)` \| (.+)$', readme,
+                             flags=re.MULTILINE):  # fmt: skip
+        fix, safety, _, summary = match.group(3).rstrip(" |").split(" | ", 3)
+        table[match.group(1)] = (match.group(2), fix, safety, summary.replace("\\|", "|"))
+    listed = {}
+    for line in invoke("--list-rules").stdout.splitlines()[1:]:
+        found = re.match(
+            r"(\w+\d{3})\s+(\S+)\s+(always|sometimes|never)\s+(needs review|safe|step|-)\s+"
+            r"(\S+)\s+(.+)$",
+            line,
+        )
+        if found:
+            code, name, fix, safety, _, summary = found.groups()
+            listed[code] = (name, fix, safety, summary)
+    steps = {code for code, row in listed.items() if row[2] == "step"}
+    assert {code: row for code, row in listed.items() if code not in steps} == table
+    for code in steps:
+        assert re.search(rf"\b{code}\b", readme), f"the profile step {code} is documented"

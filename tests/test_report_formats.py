@@ -30,6 +30,9 @@ def _normalized(name: str, text: str, root: Path) -> str:
             driver = run["tool"]["driver"]
             driver["rules"] = [rule["id"] for rule in driver["rules"]]
             driver["version"] = "<version>"
+            # The README beside the package: a file URI of this checkout.
+            if "informationUri" in driver:
+                driver["informationUri"] = "<readme>"
         return json.dumps(data, indent=2) + "\n"
     if name == "report.json":
         data = json.loads(text)

@@ -83,3 +83,25 @@ def test_clean_run_is_valid_sarif_with_no_results(tmp_path: Path) -> None:
     (run,) = document["runs"]
     assert run["results"] == []
     assert run["invocations"][0]["executionSuccessful"] is True
+
+
+def test_rule_help_links_point_at_the_rules_row_in_the_readme(tmp_path: Path) -> None:
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.py").write_text(FP32 + "import flash_attn\n")
+    document = sarif_of(root, tmp_path)
+    (run,) = document["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert {rule["id"] for rule in rules} >= {"NPU001", "NPU050"}
+    for rule in rules:
+        link = urlsplit(rule["helpUri"])
+        readme = Path(url2pathname(link.path))
+        assert readme.name == "README.md" and link.fragment == rule["id"].lower()
+        text = readme.read_text(encoding="utf-8")
+        row = f'| <a id="{link.fragment}"></a>{rule["id"]} | `{rule["name"]}` |'
+        assert row in text, "the anchor is the rule's row of the README's rule table"
+    assert run["tool"]["driver"]["informationUri"] == readme.as_uri()
+    assert "pypi.org" not in json.dumps(document), "the project is not published there"

@@ -239,7 +239,10 @@ _BACKEND_NAME = re.compile(r"backend")
 AUTOCAST_CALLS = frozenset(
     {"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast"}
 )
-GRAD_SCALER_CALLS = frozenset({"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"})
+# torch's own scaler; `torch.GradScaler` is the same class (torch re-exports torch.amp's).
+GRAD_SCALER_CALLS = frozenset(
+    {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.GradScaler"}
+)
 
 
 def is_device_name(name: str) -> bool:

@@ -25,7 +25,7 @@ TABLE = "[tool.migrate]"
 
 _LISTS = ("select", "ignore", "entry", "no-entry", "exclude")
 _STRINGS = ("profile", "torch-npu", "patcher")
-_BOOLS = ("annotate", "transfer-to-npu")
+_BOOLS = ("annotate", "transfer-to-npu", "safe-only")
 KEYS = tuple(sorted((*_LISTS, *_STRINGS, *_BOOLS)))
 
 
@@ -49,6 +49,7 @@ class Config:
     transfer_to_npu: bool | None = None
     torch_npu: str | None = None
     patcher: str | None = None
+    safe_only: bool | None = None
 
     @property
     def folder(self) -> Path | None:
@@ -149,4 +150,5 @@ def _config(path: Path, table: Mapping[str, Any]) -> Config:
         transfer_to_npu=values.get("transfer-to-npu"),
         torch_npu=values.get("torch-npu"),
         patcher=values.get("patcher"),
+        safe_only=values.get("safe-only"),
     )

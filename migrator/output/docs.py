@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from migrator.contract.rule import Rule
@@ -24,6 +24,12 @@ def fix_safety(rule: type[Rule]) -> str:
     return rule.safety.value
 
 
+def anchor(code: str) -> str:
+    """The HTML anchor a rule's row carries, so a link can name the row (SARIF's
+    `helpUri`: `README.md#npu001`)."""
+    return f'<a id="{code.lower()}"></a>'
+
+
 def rule_table() -> str:
     loaded = registry.load()
     lines = [
@@ -35,8 +41,8 @@ def rule_table() -> str:
         profile = "all" if package == registry.GENERIC_PACKAGE else package.removeprefix("target_")
         summary = rule.summary.replace("|", "\\|")
         lines.append(
-            f"| {rule.code} | `{rule.name}` | {rule.fix_availability.value} | {fix_safety(rule)} "
-            f"| {profile} | {summary} |"
+            f"| {anchor(rule.code)}{rule.code} | `{rule.name}` | {rule.fix_availability.value} "
+            f"| {fix_safety(rule)} | {profile} | {summary} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -51,10 +57,26 @@ def render(readme: str) -> str:
     return f"{head}{BEGIN}\n{rule_table()}{END}{tail}"
 
 
-def main() -> int:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("README.md")
-    text = path.read_text(encoding="utf-8")
-    new = render(text)
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m migrator.output.docs",
+        description="Rewrite the rule table between the markers in a README from the rules.",
+    )
+    parser.add_argument(
+        "readme", nargs="?", default="README.md", type=Path,
+        help="the README to update (default: README.md in the current folder)",
+    )  # fmt: skip
+    path: Path = parser.parse_args(argv).readme
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        parser.exit(2, f"error: {path}: {error.strerror or type(error).__name__}\n")
+    try:
+        new = render(text)
+    except ValueError as error:
+        parser.exit(2, f"error: {path}: {error}\n")
     if new != text:
         path.write_text(new, encoding="utf-8")
         print(f"{path}: rule table updated")

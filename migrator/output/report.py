@@ -24,11 +24,30 @@ class RunInfo:
     torch_npu: str = ""
     torch_npu_reason: str = ""
 
+    @property
+    def pending(self) -> bool:
+        """Nothing was written (--dry-run, --check): files "would change", edits "would"
+        be made, as the run's last line says."""
+        return self.mode in PENDING_MODES
 
-def _file(result: FileResult) -> dict[str, Any]:
+
+PENDING_MODES = ("dry-run", "check")
+
+
+def status_word(status: Status, pending: bool) -> str:
+    """A file's status as the reports write it: in a run that wrote nothing, "would
+    change" / "would be created" (as the summary line says), else the status's value."""
+    if pending and status is Status.CHANGED:
+        return "would change"
+    if pending and status is Status.CREATED:
+        return "would be created"
+    return status.value
+
+
+def _file(result: FileResult, pending: bool) -> dict[str, Any]:
     return {
         "path": result.path,
-        "status": result.status.value,
+        "status": status_word(result.status, pending),
         "error": result.error,
         "changes": [_with_action(change) for change in result.changes],
         "warnings": [_with_action(warning) for warning in result.warnings],
@@ -56,6 +75,9 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
         "run": {k: v for k, v in asdict(info).items() if not k.startswith("torch_npu")},
         "target": {"torch_npu": info.torch_npu, "reason": info.torch_npu_reason},
         "summary": {
+            # Whether the run wrote its edits; when not, the counts are what it would do.
+            "written": not info.pending,
+            "line": summary.line(pending=info.pending),
             "files_scanned": summary.scanned,
             "files_changed": summary.changed,
             "files_created": summary.created,
@@ -74,7 +96,7 @@ def as_json(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPath]) 
             for g in groups(summary.results)
         ],
         "files": [
-            _file(result)
+            _file(result, info.pending)
             for result in summary.results
             if result.status is not Status.UNCHANGED
             or result.changes
@@ -106,9 +128,9 @@ def as_markdown(info: RunInfo, summary: RunSummary, skipped: Sequence[SkippedPat
         "",
         f"**Target release:** torch-npu {info.torch_npu} ({_md_escape(info.torch_npu_reason)}).",
         "",
-        f"**Summary:** {summary.line()}.",
+        f"**Summary:** {summary.line(pending=info.pending)}.",
         "",
-        *markdown_sections(summary, skipped),
+        *markdown_sections(summary, skipped, pending=info.pending),
     ]
     return "\n".join(lines)
 
@@ -126,11 +148,14 @@ def counted(
     return summary
 
 
-def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> list[str]:
+def markdown_sections(
+    summary: RunSummary, skipped: Sequence[SkippedPath], pending: bool = False
+) -> list[str]:
     """The report's body, as lines: what needs a person (by action), failures, edits,
-    suppressed sites, new files, paths left out."""
+    suppressed sites, new files, paths left out; `pending`: the run wrote nothing, so the
+    edits and new files are what it would make."""
     lines: list[str] = []
-    lines += action_sections(summary.results)
+    lines += action_sections(summary.results, pending)
     failed = [r for r in summary.results if r.status is Status.FAILED]
     if failed:
         lines += ["## Files that failed", ""]
@@ -138,7 +163,8 @@ def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> li
         lines.append("")
     edits = [c for r in summary.results for c in r.changes]
     if edits:
-        lines += ["## Every edit", "", "| file | line | code | edit |", "|---|---|---|---|"]
+        title = "## Every edit the run would make" if pending else "## Every edit"
+        lines += [title, "", "| file | line | code | edit |", "|---|---|---|---|"]
         lines += [
             f"| {_file_cell(c)} | {c.line} | {c.code} | {_md_escape(c.message)} |" for c in edits
         ]
@@ -151,7 +177,8 @@ def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> li
         lines.append("")
     created = [r.path for r in summary.results if r.status is Status.CREATED]
     if created:
-        lines += ["## Files created", ""] + [f"- `{path}`" for path in created] + [""]
+        title = "## Files the run would create" if pending else "## Files created"
+        lines += [title, ""] + [f"- `{path}`" for path in created] + [""]
     if skipped:
         lines += ["## Paths left out", ""]
         lines += [f"- `{item.path}`: {item.reason}" for item in skipped]
@@ -159,9 +186,10 @@ def markdown_sections(summary: RunSummary, skipped: Sequence[SkippedPath]) -> li
     return lines
 
 
-def action_sections(results: Sequence[FileResult]) -> list[str]:
+def action_sections(results: Sequence[FileResult], pending: bool = False) -> list[str]:
     """Warnings and edits that need review, grouped by what a person must do: a table of
-    the actions (the plan), then one table of sites per action."""
+    the actions (the plan), then one table of sites per action; `pending`: the edits were
+    not made (a dry run), so they are what the run would edit."""
     found = groups(results)
     if not found:
         return []
@@ -178,7 +206,8 @@ def action_sections(results: Sequence[FileResult]) -> list[str]:
         lines += ["| file | line | code | problem | what to do |", "|---|---|---|---|---|"]
         for item in group.sites:
             if item.kind is Kind.EDIT:
-                problem, todo = f"edited: {item.message}", "check the edit (it needs review)"
+                done = "would edit" if pending else "edited"
+                problem, todo = f"{done}: {item.message}", "check the edit (it needs review)"
             else:
                 problem, todo = item.message, item.suggestion
             lines.append(

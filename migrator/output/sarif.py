@@ -60,6 +60,24 @@ def _result(
     return found
 
 
+def _readme() -> tuple[str, str]:
+    """The README beside the installed package (a checkout or an editable install) as a
+    file URI, and its text; ("", "") when there is none (a wheel ships no README). The
+    project has no published home, so links point only at what is there."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "README.md"
+    try:
+        return path.as_uri(), path.read_text(encoding="utf-8")
+    except OSError:
+        return "", ""
+
+
+def _documented(readme: str, code: str) -> bool:
+    """Whether the README has the rule's anchor (its row in the generated rule table)."""
+    return f'<a id="{code.lower()}"></a>' in readme
+
+
 def _action(finding: Finding) -> str:
     action = action_of(finding)
     return action.value if action is not None else OTHER
@@ -99,6 +117,7 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
             )  # fmt: skip
             found["suppressions"] = [{"kind": "inSource"}]
             results.append(found)
+    readme, readme_text = _readme()
     rules = []
     for code in sorted({result["ruleId"] for result in results}):
         rule = loaded.by_code(code)
@@ -111,6 +130,7 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
             "fullDescription": {"text": rule.explain().split("\n\n", 1)[0]},
             "help": {"text": rule.explain()},
             "properties": {"action": getattr(rule, "action", OTHER)},
+            **({"helpUri": f"{readme}#{code.lower()}"} if _documented(readme_text, code) else {}),
         })  # fmt: skip
     document = {
         "$schema": SCHEMA,
@@ -121,7 +141,7 @@ def as_sarif(info: Any, summary: RunSummary) -> str:
                     "driver": {
                         "name": "npu-migrator",
                         "version": __version__,
-                        "informationUri": "https://pypi.org/project/npu-migrator/",
+                        **({"informationUri": readme} if readme_text else {}),
                         "rules": rules,
                     }
                 },

@@ -3,4 +3,4 @@ from torch.amp import GradScaler as Scaler
 
 
 def make():
-    return th.amp.GradScaler("npu"), Scaler("npu"), Scaler(device="npu")
+    return th.amp.GradScaler("npu"), Scaler("npu"), Scaler("npu")
