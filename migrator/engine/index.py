@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 INDEX_FILE = "triggers.json"
 COMMAND = "python -m migrator.engine.write_index"
 # The Trigger fields the index writes as data; the callables are written apart.
-_DATA_FIELDS = ("tokens", "patterns", "unit", "paths", "files", "notebooks")
+_DATA_FIELDS = ("tokens", "patterns", "words", "unit", "paths", "files", "notebooks")
 _CALLABLE_FIELDS = ("gate", "statement_gate", "always", "facts")
 
 
@@ -136,6 +136,7 @@ def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
         "text": issubclass(rule, TextRule),
         "tokens": list(trigger.tokens),
         "patterns": [[pattern.literal, pattern.regex] for pattern in trigger.patterns],
+        "words": trigger.words,
         "unit": trigger.unit.value,
         "paths": list(trigger.paths),
         "files": list(trigger.files),
@@ -150,6 +151,7 @@ def _entry(data: dict[str, Any]) -> RuleEntry:
     trigger = Trigger(
         tokens=tuple(data["tokens"]),
         patterns=tuple(TokenPattern(literal, regex) for literal, regex in data["patterns"]),
+        words=bool(data["words"]),
         unit=Unit(data["unit"]),
         paths=tuple(data["paths"]),
         files=tuple(data["files"]),
