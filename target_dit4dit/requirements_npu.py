@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from migrator.contract.profile import StepInput
@@ -77,6 +76,10 @@ HEADER = f"""\
 
 
 def _name(line: str) -> str | None:
+    # Imported here: packaging.utils imports the platform tags, and importing the profile
+    # (every run's `--profile auto`) must not pay for them.
+    from packaging.utils import canonicalize_name
+
     if line.startswith("-"):
         return None
     match = _NAME.match(line)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
-from migrator.engine import files
 from migrator.engine.files import BYTES_PER_WORKER, auto_jobs, busy_cores, usable_cores
 from tests.helpers import AUTOCAST, invoke
 
@@ -48,7 +48,7 @@ def test_the_default_decides_and_jobs_forces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: list[int] = []
-    real = files.multiprocessing.get_context
+    real = multiprocessing.get_context
 
     def counting(method: str) -> object:
         context = real(method)
@@ -60,7 +60,7 @@ def test_the_default_decides_and_jobs_forces(
 
         return Counting()
 
-    monkeypatch.setattr(files.multiprocessing, "get_context", counting)
+    monkeypatch.setattr(multiprocessing, "get_context", counting)
     root = _tree(tmp_path / "small", 3)
     assert invoke(str(root), "--dry-run", "--no-cache").exit_code == 1
     assert started == [], "three small files must not start a pool"

@@ -188,3 +188,17 @@ def test_the_notes_step_knows_the_notes_path_and_the_codes_of_the_rules_it_reads
     assert step.PATH == output.PATH
     assert EntryPointSetup.code == step.ENTRY_SETUP
     assert (CudaRequirements.code, PyprojectDependencies.code) == step.DEPENDENCIES
+
+
+def test_a_run_over_files_no_rule_can_act_on_imports_no_importlib_metadata(
+    tmp_path: Path,
+) -> None:
+    root = git_repo(tmp_path / "proj")
+    (root / "x.py").write_text("x = 1\n")
+    commit_all(root)
+    loaded = _loaded(root, ".", "--dry-run")
+    # The entry points and the libraries' releases come from `migrator.engine.distributions`.
+    assert "migrator.engine.distributions" in loaded
+    assert [name for name in loaded if name.startswith(("importlib.metadata", "email"))] == []
+    # Nor what only a write (a temporary's name) or a requirements step needs.
+    assert {"socket", "secrets", "packaging.tags"}.isdisjoint(loaded)

@@ -27,11 +27,11 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from migrator import __version__
+from migrator.engine import distributions
 
 if TYPE_CHECKING:
     from migrator.core.model import FileResult
@@ -88,12 +88,7 @@ def _source_files(settings: Settings) -> list[Path]:
 
 def run_key(settings: Settings) -> str:
     digest = hashlib.sha256()
-    versions: dict[str, str | None] = {}
-    for name in _LIBRARIES:
-        try:
-            versions[name] = version(name)
-        except PackageNotFoundError:
-            versions[name] = None
+    versions = {name: distributions.version(name) for name in _LIBRARIES}
     header = {"tool": __version__, "settings": _canonical(settings), "libraries": versions}
     digest.update(json.dumps(header, sort_keys=True).encode())
     for path in _source_files(settings):

@@ -6,7 +6,6 @@ The engine never imports or runs the code it migrates; it reads bytes and parses
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import signal
 from collections.abc import Iterator, Mapping, Sequence
@@ -395,6 +394,10 @@ def migrate_files(
         for rel in files:
             yield prepared.migrate(root, rel)
         return
+    # Imported here: most runs start no pool, and multiprocessing (pickle, socket) is a
+    # start-up cost of every run that imports it.
+    import multiprocessing
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     chunk = max(1, min(16, len(files) // (jobs * 8)))

@@ -23,14 +23,14 @@ import inspect
 import pkgutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 import migrator
 from migrator.contract.profile import GENERIC, Profile, Step
-from migrator.engine import index
+from migrator.engine import distributions, index
+from migrator.engine.distributions import EntryPoint
 from migrator.engine.index import RuleEntry
 
 if TYPE_CHECKING:
@@ -88,13 +88,13 @@ class Registry:
 
 def _target_entries() -> list[EntryPoint]:
     """The profile packages installed distributions declare, by package name."""
-    found = {entry.value: entry for entry in entry_points(group=ENTRY_POINT_GROUP)}
+    # Read without importing importlib.metadata (see `migrator.engine.distributions`).
+    found = {entry.value: entry for entry in distributions.entry_points(ENTRY_POINT_GROUP)}
     return [found[name] for name in sorted(found)]
 
 
 def _is_own(entry: EntryPoint) -> bool:
-    dist = entry.dist
-    return dist is not None and dist.metadata["Name"] == DISTRIBUTION
+    return entry.project == distributions.normalize(DISTRIBUTION)
 
 
 def installation() -> Path:

@@ -10,8 +10,6 @@ import codecs
 import io
 import os
 import re
-import secrets
-import socket
 import stat
 import tokenize
 from dataclasses import dataclass
@@ -116,13 +114,16 @@ _TEMP = re.compile(
 
 
 def host_name() -> str:
+    # Imported here: only a write or a sweep needs it, and socket is a start-up cost.
+    import socket
+
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname().split(".", 1)[0]) or "host"
 
 
 def temp_path(path: Path) -> Path:
     """A fresh temporary's name beside `path` (not created)."""
     return path.with_name(
-        f".{path.name}.{host_name()}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        f".{path.name}.{host_name()}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
     )
 
 
