@@ -1033,6 +1033,8 @@ def _emit(
 ) -> None:  # fmt: skip
     """What stdout carries at the end of a run: --statistics, or a machine format;
     `pending`: nothing was written, so no edit is `fixed`."""
+    if not request.statistics and request.output_format == "text":
+        return  # most runs: findings (and difflib) are never imported
     from migrator.output import findings
 
     results = summary.results

@@ -12,7 +12,6 @@ import inspect
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from migrator.contract.profile import StepInput
@@ -34,6 +33,10 @@ class Generated:
 
 def template(name: str) -> bytes:
     """A file shipped in `target_dit4dit/templates/`."""
+    # Imported here: importlib.resources (tempfile, shutil) would be a cost of every run's
+    # `--profile auto`, which imports this package to read its profile.
+    from importlib import resources
+
     return (resources.files("target_dit4dit") / "templates" / name).read_bytes()
 
 

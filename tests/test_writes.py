@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,7 @@ def test_out_on_a_full_disk_leaves_out_absent(
     root.mkdir()
     before = tree(root)
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(writes.shutil, "copyfile", fail_on_call(1, full, writes.shutil.copyfile))
+    monkeypatch.setattr(shutil, "copyfile", fail_on_call(1, full, shutil.copyfile))
     out = tmp_path / "out"
     result = invoke(str(root), "--out", str(out))
     assert result.exit_code == cli.EXIT_WRITE

@@ -13,12 +13,8 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 FILE_NAME = "pyproject.toml"
 TABLE = "[tool.migrate]"
@@ -59,7 +55,18 @@ class Config:
         return f"{self.path}: {TABLE} {key}"
 
 
+def toml() -> ModuleType:
+    """The TOML reader, imported when a file is read: `migrate --version` and a run with no
+    `pyproject.toml` never need it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    return tomllib
+
+
 def _table(path: Path) -> Mapping[str, Any] | None:
+    tomllib = toml()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -111,6 +118,7 @@ def load_file(path: Path) -> Config:
         raise ConfigError(f"{path}: no such file (--config)")
     table = _table(path)
     if table is None:
+        tomllib = toml()
         try:
             table = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:

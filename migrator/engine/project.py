@@ -10,7 +10,6 @@ facts (the per-file passes report it).
 from __future__ import annotations
 
 import ast
-import configparser
 import posixpath
 import re
 import sys
@@ -31,15 +30,11 @@ from migrator.core.project import (
     ProjectView,
 )
 from migrator.data.release import TargetRelease, resolve
+from migrator.engine.config import toml
 from migrator.formats import requirements, shell
 from migrator.formats.json_spans import JSONSpanError, line_col, spans
 from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
 from migrator.formats.textlines import style_for
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 # Files bigger than this are data, not launch scripts or configs.
 MAX_BYTES = 1 << 20
@@ -460,8 +455,10 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def _toml(text: str) -> dict[str, Any]:
+    tomllib = toml()
     try:
-        return tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)
+        return data
     except tomllib.TOMLDecodeError:
         return {}
 
@@ -523,6 +520,8 @@ def _setup_py_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
 
 
 def _setup_cfg_entries(source: str, text: str, finder: _Finder) -> list[Entry]:
+    import configparser  # setup.cfg only: most trees have none
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)

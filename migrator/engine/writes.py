@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import signal
 import stat
 from collections.abc import Iterator, Sequence
@@ -291,6 +290,9 @@ def copy_tree(
 
 
 def _copy_one(source: Path | None, target: Path, data: bytes | None) -> None:
+    # shutil (bz2, lzma) is imported by what copies a tree, not by every run's start-up.
+    import shutil
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = open_temp(target)
     try:
@@ -309,6 +311,8 @@ def _copy_one(source: Path | None, target: Path, data: bytes | None) -> None:
 
 
 def _empty(out: Path, existed: bool) -> None:
+    import shutil
+
     if not existed:
         shutil.rmtree(out, ignore_errors=True)
         return

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -68,6 +67,8 @@ def smoke_command(
     one eval and a checkpoint: on the NPU when torch_npu is installed, else on the
     CPU-backed NPU emulator. Needs the `smoke` extra. Exit 0 passed, 1 failed, 2 usage.
     """
+    import tempfile
+
     from target_dit4dit.smoke.runner import run_smoke
 
     with tempfile.TemporaryDirectory(prefix="dit4dit-smoke-") as scratch:
