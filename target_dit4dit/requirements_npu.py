@@ -23,7 +23,6 @@ import re
 import sys
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from migrator.contract.profile import StepInput
@@ -96,6 +95,8 @@ def _diffusers(line: str) -> str:
 def _exact_release(spec: str) -> tuple[int, ...]:
     """(0, 38, 0) for `==0.38.0`; a far-future release for anything else (a range, a
     wildcard, a pre-release, a second clause), so that only a plain pin is kept."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     never = (sys.maxsize,)
     try:
         clauses = list(SpecifierSet(spec))

@@ -100,25 +100,61 @@ def test_run_key_depends_on_options_and_rule_sources(monkeypatch: pytest.MonkeyP
 def test_run_key_reads_the_engine_and_the_selected_rules() -> None:
     from migrator.contract.rule import RuleOptions
     from migrator.core.target import NPU
+    from migrator.engine import index, registry
 
-    files = {path.as_posix() for path in cache._source_files(
-        Settings(NPU, ("NPU001",), RuleOptions())
-    )}  # fmt: skip
-    assert any(path.endswith("rules/autocast_device.py") for path in files)
+    settings = Settings(NPU, ("NPU001", "DIT001"), RuleOptions())
+    files = {path.as_posix() for path in cache._source_files(settings)}
     assert any(path.endswith("migrator/engine/files.py") for path in files)
     assert any(path.endswith("migrator/engine/python.py") for path in files)
+    # The rules by the digest of their packages' modules, read once for the trigger index.
+    held = cache._rule_packages(settings)
+    if registry.catalog().digests:
+        folders = {name: registry.package_folder(name) for name in ("rules", "target_dit4dit")}
+        assert held == {name: index.digest(folder) for name, folder in folders.items()}
+    else:  # a registry loaded in full (an earlier test): the rules' own sources
+        assert any(path.endswith("rules/autocast_device.py") for path in files)
+
+
+_KEY = (
+    "from migrator.contract import rule; from migrator.core import target;"
+    "from migrator.engine import cache, settings;"
+    "print(cache.run_key(settings.Settings(target.NPU, ('NPU001',), rule.RuleOptions())))"
+)
+
+
+def test_run_key_changes_with_any_source_of_the_tool(tmp_path: Path) -> None:
+    """A copy of the tool: an edit to the engine, to the selected rule or to another module
+    of its package (a helper it may import) gives a new key."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    for package in ("migrator", "rules", "target_dit4dit"):
+        shutil.copytree(
+            root / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+
+    def key() -> str:
+        env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+        done = subprocess.run(
+            [sys.executable, "-c", _KEY], capture_output=True, text=True, check=True,
+            env=env, cwd=tmp_path,
+        )  # fmt: skip
+        return done.stdout
+
+    keys = [key()]
+    for rel in ("migrator/engine/files.py", "rules/autocast_device.py", "rules/cuda_method.py"):
+        with (tmp_path / rel).open("a", encoding="utf-8") as handle:
+            handle.write("# an edit\n")
+        keys.append(key())
+    assert key() == keys[-1], "the key is stable while nothing changes"
+    assert len(set(keys)) == len(keys), keys
 
 
 def test_run_key_is_stable_across_processes() -> None:
     """Sets in the target must not make the key depend on the hash seed."""
-    code = (
-        "from migrator.contract import rule; from migrator.core import target;"
-        "from migrator.engine import cache, settings;"
-        "print(cache.run_key(settings.Settings(target.NPU, ('NPU001',), rule.RuleOptions())))"
-    )
     keys = {
         subprocess.run(
-            [sys.executable, "-c", code],
+            [sys.executable, "-c", _KEY],
             capture_output=True,
             text=True,
             check=True,
@@ -222,3 +258,29 @@ def test_a_cache_locked_by_another_process_is_waited_for_then_left_alone(
     assert "locked by another process for over 0.2 s" in result.stderr
     assert "rebuilt" not in result.stderr
     assert from_cache(invoke(str(root), "--check", "-v").stderr) == 1, "kept, records and all"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"XDG_CACHE_HOME": "/tmp/xdg-cache", "HOME": "/home/someone"},
+        {"XDG_CACHE_HOME": "/tmp/xdg-cache/", "HOME": "/home/someone"},
+        {"XDG_CACHE_HOME": "relative/cache", "HOME": "/home/someone"},
+        {"XDG_CACHE_HOME": "", "HOME": "/home/someone/"},
+        {"HOME": "/"},
+    ],
+    ids=["xdg", "xdg_trailing_slash", "xdg_relative_ignored", "xdg_empty", "home_root"],
+)
+def test_the_cache_folder_is_platformdirs_one(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from platformdirs import user_cache_dir
+
+    monkeypatch.delenv(cache.ENV, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    expected = Path(user_cache_dir("npu-migrator", appauthor=False))
+    assert cache.folder() == expected
+    if sys.platform.startswith("linux"):
+        assert cache._xdg_folder() == expected, "read without importing platformdirs"

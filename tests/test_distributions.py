@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import sys
 from pathlib import Path
 
@@ -52,6 +53,9 @@ def test_the_first_folder_on_the_path_wins_and_an_install_is_seen(
     assert got == [("xpu", "target_xpu", "fake")] == _metadata_entry_points("npu_migrator.targets")
     # A project installed in a folder already read is seen (its listing is not held stale).
     _install(first, "other_tool-3.0.dist-info", "[npu_migrator.targets]\nzpu = z\n", "3.0")
+    # A later modification time, as a real install gets (both readers key listings on it).
+    later = first.stat().st_mtime_ns + 2_000_000_000
+    os.utime(first, ns=(later, later))
     got = [e.value for e in distributions.entry_points("npu_migrator.targets")]
     assert got == [e.value for e in importlib.metadata.entry_points(group="npu_migrator.targets")]
     assert "z" in got

@@ -12,9 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from migrator.data.release import TargetRelease, resolve
 
 # Config keys that name a device: their CUDA values are device settings.
@@ -63,6 +60,10 @@ class Pin:
 
     def allows(self, version: str) -> bool:
         """Whether `version` satisfies the pin (pre-releases included)."""
+        # Imported here, as below: a run whose project pins nothing never needs them.
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
         try:
             return SpecifierSet(self.specifier).contains(Version(version), prereleases=True)
         except (InvalidSpecifier, InvalidVersion):
@@ -71,6 +72,8 @@ class Pin:
     @property
     def pinned_version(self) -> str | None:
         """`2.7.1` for `==2.7.1` / `===2.7.1`; None for ranges, wildcards or nothing."""
+        from packaging.specifiers import SpecifierSet
+
         specs = list(SpecifierSet(self.specifier))
         if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
             return specs[0].version

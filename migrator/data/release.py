@@ -18,11 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from migrator import data
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 _UPPER = ("==", "===", "~=", "<", "<=")
 
@@ -42,6 +45,9 @@ class UnknownRelease(ValueError):
 def _specifier(text: str) -> SpecifierSet | None:
     """`torch==2.7.1`, `==2.7.1`, `>=2.6,<2.8` or a bare `2.7.1` as a specifier set."""
     # A local label (`torch==2.7.1+cpu`) names a build of that release.
+    # Imported here: the default release (a project that pins nothing) never needs it.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     text = re.sub(r"\+[A-Za-z0-9.]+", "", text.strip())
     try:
         return SpecifierSet(f"=={Version(text)}")

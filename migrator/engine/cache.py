@@ -4,8 +4,10 @@ A file is recorded as *clean* when the rules left it unchanged and reported noth
 it (no edit, warning, suppression, unused suppression or note). The record's key is a hash
 of the file's bytes and path together with a *run key*: the tool version, the rule
 selection, the target and options, the versions of the parsing libraries and a fingerprint
-of the engine's and the selected rules' source files. Any change to those gives new keys,
-so old records are simply never found again (and pruned after a while).
+of the engine's source files and of the selected rules' packages (the digest of all their
+modules that the trigger index was checked against, so a rule's source is read once a run).
+Any change to those gives new keys, so old records are simply never found again (and
+pruned after a while).
 
 The cache is an SQLite database in the user's cache folder (platformdirs; the environment
 variable NPU_MIGRATOR_CACHE_DIR overrides it). SQLite gives atomic commits and locking, so
@@ -24,6 +26,7 @@ import importlib.util
 import json
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,9 +52,29 @@ def folder() -> Path:
     override = os.environ.get(ENV)
     if override:
         return Path(override)
+    xdg = _xdg_folder()
+    if xdg is not None:
+        return xdg
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("npu-migrator", appauthor=False))
+
+
+def _xdg_folder() -> Path | None:
+    """platformdirs' answer on plain Linux, without importing it (its Unix module imports
+    tempfile, shutil and random: a tenth of a run over files no rule acts on). The XDG
+    base directory rule: `$XDG_CACHE_HOME` when it is an absolute path, else `~/.cache`.
+    None (ask platformdirs) elsewhere, on Android, or where HOME is not an absolute path
+    (platformdirs then reads the password database)."""
+    if not sys.platform.startswith("linux") or "ANDROID_DATA" in os.environ:
+        return None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME", "")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return Path(base, "npu-migrator")
 
 
 def _canonical(value: Any) -> Any:
@@ -69,12 +92,30 @@ def _canonical(value: Any) -> Any:
     return repr(value)
 
 
+def _rule_packages(settings: Settings) -> dict[str, str]:
+    """The selected rules' packages, by the `index.digest` of their modules that the catalog
+    read them with (covering every module of the package, not only the selected ones)."""
+    from migrator.engine import registry
+
+    digests = registry.catalog().digests
+    return {
+        entry.package: digests[entry.package]
+        for entry in settings.entries()
+        if entry.package in digests
+    }
+
+
 def _source_files(settings: Settings) -> list[Path]:
+    """The engine's sources, and those of the selected rules whose package digest the
+    catalog does not hold (a registry loaded in full)."""
     import migrator
 
     tool = Path(migrator.__file__).parent
     files = {path for path in tool.rglob("*.py") if "emulate" not in path.relative_to(tool).parts}
+    held = _rule_packages(settings)
     for entry in settings.entries():
+        if entry.package in held:
+            continue
         # Found without importing the rule (its package is imported already).
         spec = importlib.util.find_spec(entry.module)
         source = None if spec is None else spec.origin
@@ -89,7 +130,12 @@ def _source_files(settings: Settings) -> list[Path]:
 def run_key(settings: Settings) -> str:
     digest = hashlib.sha256()
     versions = {name: distributions.version(name) for name in _LIBRARIES}
-    header = {"tool": __version__, "settings": _canonical(settings), "libraries": versions}
+    header = {
+        "tool": __version__,
+        "settings": _canonical(settings),
+        "libraries": versions,
+        "rule_packages": _rule_packages(settings),
+    }
     digest.update(json.dumps(header, sort_keys=True).encode())
     for path in _source_files(settings):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 _SUFFIXES = (".dist-info", ".egg-info")
 _ENTRY_POINTS = "entry_points.txt"
@@ -38,7 +38,7 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
-def _folders() -> list[tuple[str, Path]] | None:
+def _folders() -> list[tuple[str, str]] | None:
     """(normalized name, metadata folder) of each installed project, the first found of a
     name; None where only importlib.metadata can tell."""
     import importlib.machinery
@@ -46,13 +46,35 @@ def _folders() -> list[tuple[str, Path]] | None:
     for finder in sys.meta_path:
         if finder is not importlib.machinery.PathFinder and hasattr(finder, "find_distributions"):
             return None
-    seen: dict[str, Path] = {}
+    stamps: list[tuple[str, int]] = []
     for entry in sys.path:
         where = entry or "."
         try:
-            children = _listing(where)
-        except NotADirectoryError:
-            return None
+            found = os.stat(where)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(found.st_mode):
+            return None  # a zip archive
+        stamps.append((where, found.st_mtime_ns))
+    key = tuple(stamps)
+    held = _SCANS.get(key)
+    if held is None:
+        held = _scan([where for where, _ in stamps])
+        _SCANS.clear()
+        _SCANS[key] = held
+    return held
+
+
+# The last scan, by the folders read and their modification times (installing or removing a
+# project changes its folder's): a run asks three questions of the same folders.
+_SCANS: dict[tuple[tuple[str, int], ...], list[tuple[str, str]]] = {}
+
+
+def _scan(folders: list[str]) -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for where in folders:
+        try:
+            children = os.listdir(where)
         except OSError:
             continue
         for child in children:
@@ -61,23 +83,8 @@ def _folders() -> list[tuple[str, Path]] | None:
                 continue
             key = normalize(stem.partition("-")[0])
             if key and key not in seen:
-                seen[key] = Path(where, child)
+                seen[key] = os.path.join(where, child)
     return list(seen.items())
-
-
-# A folder's metadata folder names, by the folder's path and modification time (a project
-# installed or removed changes the time): a run asks three questions of the same folders.
-_LISTINGS: dict[str, tuple[int, tuple[str, ...]]] = {}
-
-
-def _listing(where: str) -> tuple[str, ...]:
-    mtime = os.stat(where).st_mtime_ns
-    held = _LISTINGS.get(where)
-    if held is not None and held[0] == mtime:
-        return held[1]
-    names = tuple(name for name in os.listdir(where) if name.endswith(_SUFFIXES))
-    _LISTINGS[where] = (mtime, names)
-    return names
 
 
 def _section(text: str, group: str) -> list[tuple[str, str]]:
@@ -104,7 +111,8 @@ def entry_points(group: str) -> list[EntryPoint]:
     found: list[EntryPoint] = []
     for project, folder in folders:
         try:
-            text = (folder / _ENTRY_POINTS).read_text(encoding="utf-8")
+            with open(os.path.join(folder, _ENTRY_POINTS), encoding="utf-8") as handle:
+                text = handle.read()
         except (OSError, UnicodeDecodeError):
             continue
         if f"[{group}]" not in text.replace(" ", ""):
@@ -144,11 +152,11 @@ def version(name: str) -> str | None:
     return None
 
 
-def _metadata_version(folder: Path) -> str | None:
+def _metadata_version(folder: str) -> str | None:
     """The `Version:` header of a metadata folder's METADATA (PKG-INFO for an egg-info)."""
     for file_name in ("METADATA", "PKG-INFO"):
         try:
-            with open(folder / file_name, encoding="utf-8") as handle:
+            with open(os.path.join(folder, file_name), encoding="utf-8") as handle:
                 for line in handle:
                     if not line.strip():
                         break  # the headers end at the first blank line

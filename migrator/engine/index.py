@@ -180,13 +180,17 @@ def _action(rule: type[Rule]) -> str | None:
     return None if value is None else str(getattr(value, "value", value))
 
 
-def read(package: str, folder: Path) -> list[RuleEntry] | None:
-    """The package's entries from its index; None when it has none or it is stale."""
+def read(package: str, folder: Path, current: str | None = None) -> list[RuleEntry] | None:
+    """The package's entries from its index; None when it has none or it is stale.
+
+    `current` is the package's `digest` when the caller has it already."""
     try:
         data = json.loads((folder / INDEX_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("digest") != digest(folder):
+    if current is None:
+        current = digest(folder)
+    if not isinstance(data, dict) or data.get("digest") != current:
         return None
     try:
         return [_entry(item) for item in data["rules"]]

@@ -307,9 +307,20 @@ class Catalog:
     steps: Mapping[str, Step] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)
     commands: tuple[object, ...] = ()
+    # Package -> `index.digest` of its modules as they were read (the cache's run key uses
+    # it rather than reading the rules' sources again); empty for a registry's view.
+    digests: Mapping[str, str] = field(default_factory=dict)
 
     def by_code(self, code: str) -> RuleEntry | None:
-        return next((entry for entry in self.entries if entry.code == code.upper()), None)
+        return self._by_code.get(code.upper())
+
+    @functools.cached_property
+    def _by_code(self) -> dict[str, RuleEntry]:
+        # A run looks up every selected code several times (the settings' entries).
+        found: dict[str, RuleEntry] = {}
+        for entry in self.entries:
+            found.setdefault(entry.code, entry)  # the first, as a scan would find
+        return found
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -358,9 +369,12 @@ def from_indexes() -> Catalog:
     """The catalog as the packages' trigger indexes describe it (see `catalog`)."""
     entries: list[RuleEntry] = []
     found = _Packages()
+    digests: dict[str, str] = {}
     for package_name in _package_names():
         package = importlib.import_module(package_name)
-        read = index.read(package_name, Path(package.__path__[0]))
+        folder = Path(package.__path__[0])
+        digests[package_name] = index.digest(folder)
+        read = index.read(package_name, folder, digests[package_name])
         if read is None:
             # No index, or one older than the package's modules: import its rules.
             rules = [rule for module in _modules(package) for rule in _rule_classes(module)]
@@ -372,5 +386,5 @@ def from_indexes() -> Catalog:
     steps = {step.code: step for step in unique}
     return Catalog(
         tuple(sorted(entries, key=lambda entry: entry.code)), tuple(found.profiles), steps,
-        found.aliases, tuple(found.commands),
+        found.aliases, tuple(found.commands), digests,
     )  # fmt: skip

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 _COMMENT = re.compile(r"(^|\s+)#.*$")
@@ -69,6 +68,9 @@ class Entry:
     @property
     def pinned_version(self) -> str | None:
         """`2.7.1` for `==2.7.1` or `===2.7.1`; None for ranges, wildcards or nothing."""
+        # Imported here: reading a project's files (every run) never needs it.
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
         try:
             clauses = list(SpecifierSet(self.specifier))
         except InvalidSpecifier:
