@@ -18,7 +18,6 @@ from pathlib import Path
 from migrator import __version__
 from migrator.contract.profile import StepInput
 from migrator.core.model import FileResult, Kind, RunSummary, Status
-from migrator.output.report import counted, markdown_sections
 from target_dit4dit import deepspeed_configs, launch_script, requirements_npu, robotwin_config
 from target_dit4dit.generated import is_dit4dit, kept
 
@@ -181,6 +180,9 @@ def _without_maths(result: FileResult) -> FileResult:
 
 
 def render(results: Sequence[FileResult]) -> str:
+    # Imported here: importing the profile (every run's `--profile auto`) never needs it.
+    from migrator.output.report import counted, markdown_sections
+
     # The counts of the run that writes this file, this file included (as the run's last
     # line counts it).
     summary = counted(results, FileResult(PATH, Status.CREATED), ())

@@ -12,7 +12,6 @@ with ruamel.yaml, keeping its comments and layout, and only these keys changed.
 from __future__ import annotations
 
 import io
-import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -128,6 +127,8 @@ def render(base: str, data: Any) -> str:
         "framework.cosmos25.base_model and datasets.vla_data.data_root_dir here, or "
         "BASE_MODEL and DATA_ROOT_DIR for scripts/train_npu.sh."
     )
+    import textwrap  # only when the step writes the file
+
     comment = textwrap.fill(header, width=90, initial_indent="# ", subsequent_indent="# ")
     return comment + "\n" + stream.getvalue()
 
