@@ -780,7 +780,7 @@ def migrate_command(
     out = _Out(quiet, verbose, _colour(color))
     out.pending = mode in ("dry-run", "check")
     # Cheap (the standard library only): --help and --version stay fast without it anyway.
-    from migrator.engine.writes import Interrupted, interruptible
+    from migrator.engine.interrupts import Interrupted, interruptible
 
     try:
         with interruptible():
@@ -1100,11 +1100,11 @@ def _refusal(request: _Request, the_plan: Any, pending: Sequence[FileResult]) ->
 def _sweep(request: _Request, the_plan: Any, out: _Out) -> None:
     """This tool's temporaries in the tree: a killed run's are removed (by a run that
     rewrites in place), a running one's are left; either way the run says so."""
-    from migrator.engine.writes import sweep
-
     temporaries = the_plan.tree.temporaries
     if not temporaries:
         return
+    from migrator.engine.writes import sweep
+
     swept = sweep(the_plan.root, temporaries, remove=request.mode == "in-place")
     if swept.removed:
         done = "removed" if request.mode == "in-place" else "found (a run in place removes them)"
@@ -1168,6 +1168,8 @@ def _describe(
 def _show_actions(summary: RunSummary, out: _Out) -> None:
     """The end of the run: what needs a person, grouped by action (`--report x.md` has
     every site with its message)."""
+    if not any(result.findings for result in summary.results):
+        return  # nothing to group (a clean run need not import the grouping)
     from migrator.output.actions import console_lines, groups
 
     for line in console_lines(groups(summary.results)):

@@ -6,6 +6,7 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from migrator.contract.profile import GENERIC, Profile, Step, StepInput
 from migrator.core.model import FileResult, RunSummary, Status
@@ -17,7 +18,10 @@ from migrator.engine.project import build as build_project
 from migrator.engine.project import choose_release
 from migrator.engine.settings import Settings
 from migrator.engine.walk import Tree, git_toplevel, walk
-from migrator.engine.writes import Outcome, Write, commit, copy_tree
+
+if TYPE_CHECKING:
+    # Imported where a run writes: a dry run never needs the writing machinery.
+    from migrator.engine.writes import Outcome, Write
 
 
 class SessionError(Exception):
@@ -162,6 +166,8 @@ def _prefix_in_repo(root: Path) -> str:
 
 
 def _writes(results: Sequence[FileResult]) -> list[Write]:
+    from migrator.engine.writes import Write
+
     return [
         Write(result.path, result.new_data, result.old_data, result.stamp)
         for result in results
@@ -174,6 +180,8 @@ def write_in_place(root: Path, results: Sequence[FileResult]) -> Outcome:
 
     Raises WriteError when nothing could be written.
     """
+    from migrator.engine.writes import commit
+
     return commit(root, _writes(results))
 
 
@@ -188,6 +196,8 @@ def check_out_dir(root: Path, out: Path) -> None:
 
 def write_copy(plan: Plan, out: Path, results: Sequence[FileResult]) -> None:
     """OUT as the tree with migrated and created files; on failure OUT as it was."""
+    from migrator.engine.writes import copy_tree
+
     migrated = {write.rel: write.data for write in _writes(results)}
     copy_tree(plan.root, out, plan.tree.files, plan.tree.links, migrated)
 

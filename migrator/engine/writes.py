@@ -18,12 +18,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 
 from migrator.formats.sources import (
     host_name,
@@ -40,38 +38,6 @@ CHANGED_DURING_RUN = "changed by another process during the run; left as it is (
 
 class WriteError(Exception):
     """A write that failed; the message is one line naming the path and the cause."""
-
-
-class Interrupted(BaseException):
-    """SIGTERM or SIGINT arrived; raised where the program is, so cleanup code runs."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """Turn SIGTERM and SIGINT into `Interrupted` (once: a second signal while cleaning up
-    is ignored, so the cleanup finishes)."""
-    seen: list[int] = []
-
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        if not seen:
-            seen.append(signum)
-            raise Interrupted(signum)
-
-    signals = (signal.SIGTERM, signal.SIGINT)
-    try:
-        previous = [signal.signal(signum, handler) for signum in signals]
-    except ValueError:  # not the main thread: leave signals as they are
-        yield
-        return
-    try:
-        yield
-    finally:
-        for signum, old in zip(signals, previous, strict=True):
-            signal.signal(signum, old)
 
 
 @dataclass(frozen=True)
