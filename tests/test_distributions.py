@@ -36,7 +36,8 @@ def test_the_releases_of_this_environment_are_importlib_metadata_s() -> None:
 def _install(site: Path, folder: str, entry_points: str, version: str) -> None:
     meta = site / folder
     meta.mkdir(parents=True)
-    (meta / "METADATA").write_text(f"Metadata-Version: 2.1\nName: Fake\nVersion: {version}\n\n")
+    name = folder.partition("-")[0]
+    (meta / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\n")
     (meta / "entry_points.txt").write_text(entry_points)
 
 
@@ -47,10 +48,13 @@ def test_the_first_folder_on_the_path_wins_and_an_install_is_seen(
     body = "# a comment\n[npu_migrator.targets]\n  xpu = target_xpu \n\n[other]\nx = y\n"
     _install(first, "fake-1.0.dist-info", body, "1.0")
     _install(second, "Fake-2.0.dist-info", body.replace("xpu", "ypu"), "2.0")
+    _install(second, "Upper.Case-1.0.DIST-INFO", "[npu_migrator.targets]\nu = target_u\n", "1.0")
     monkeypatch.setattr(sys, "path", [str(first), str(second), str(tmp_path / "missing")])
     assert distributions.version("FAKE") == "1.0" == importlib.metadata.version("FAKE")
     got = [(e.name, e.value, e.project) for e in distributions.entry_points("npu_migrator.targets")]
-    assert got == [("xpu", "target_xpu", "fake")] == _metadata_entry_points("npu_migrator.targets")
+    expected = [("xpu", "target_xpu", "fake"), ("u", "target_u", "upper_case")]
+    assert got == expected == _metadata_entry_points("npu_migrator.targets")
+    assert distributions.version("upper-case") == "1.0" == importlib.metadata.version("upper-case")
     # A project installed in a folder already read is seen (its listing is not held stale).
     _install(first, "other_tool-3.0.dist-info", "[npu_migrator.targets]\nzpu = z\n", "3.0")
     # A later modification time, as a real install gets (both readers key listings on it).

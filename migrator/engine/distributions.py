@@ -7,7 +7,7 @@ a `Distribution` for each installed project costs more than the rest of a run ov
 no rule can act on. This reads the same folders the way its path finder does: each
 `sys.path` entry in order, the `*.dist-info` and `*.egg-info` folders in it, the first
 folder of a normalized project name winning. A path entry that is a file (a zip archive)
-or a finder that supplies distributions of its own hands the question to
+or an egg, or a finder that supplies distributions of its own, hands the question to
 `importlib.metadata`, unchanged.
 """
 
@@ -53,8 +53,8 @@ def _folders() -> list[tuple[str, str]] | None:
             found = os.stat(where)
         except OSError:
             continue
-        if not stat.S_ISDIR(found.st_mode):
-            return None  # a zip archive
+        if not stat.S_ISDIR(found.st_mode) or where.endswith(".egg"):
+            return None  # a zip archive, an egg
         stamps.append((where, found.st_mtime_ns))
     key = tuple(stamps)
     held = _SCANS.get(key)
@@ -78,10 +78,10 @@ def _scan(folders: list[str]) -> list[tuple[str, str]]:
         except OSError:
             continue
         for child in children:
-            stem, suffix = os.path.splitext(child)
-            if suffix not in _SUFFIXES:
+            low = child.lower()  # as importlib.metadata matches them
+            if not low.endswith(_SUFFIXES):
                 continue
-            key = normalize(stem.partition("-")[0])
+            key = normalize(low.rpartition(".")[0].partition("-")[0])
             if key and key not in seen:
                 seen[key] = os.path.join(where, child)
     return list(seen.items())
