@@ -10,8 +10,10 @@ import ast
 import bisect
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from migrator.analysis.bindings import dotted_parts, import_bindings
 
 
 def first_line(node: ast.stmt) -> int:
@@ -24,19 +26,90 @@ def last_line(node: ast.stmt) -> int:
     return node.end_lineno or node.lineno
 
 
-def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
-    """Line numbers (sorted) whose text matches, leaving out full-line comments."""
+def _line_starts(lines: Sequence[str]) -> list[int]:
     starts: list[int] = []
     offset = 0
     for line in lines:
         starts.append(offset)
         offset += len(line)
+    return starts
+
+
+def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
+    """Line numbers (sorted) whose text matches, leaving out full-line comments."""
+    starts = _line_starts(lines)
     hot: set[int] = set()
     for match in pattern.finditer(text):
         number = bisect.bisect_right(starts, match.start())
         if number not in hot and not lines[number - 1].lstrip().startswith("#"):
             hot.add(number)
     return sorted(hot)
+
+
+def hot_lines_of(text: str, lines: Sequence[str], parts: Iterable[str]) -> list[int]:
+    """`hot_lines` for the alternation of `parts` (regexes), found part by part.
+
+    Python's `re` tries every alternative at every position of an alternation, and a
+    leading `\\b` also defeats its literal-prefix search, so one pattern of a few hundred
+    `\\bname\\b` parts scans a large file hundreds of times over (seconds for torch's
+    largest files). Each part alone is searched for its literal head first (`str.find`
+    speed), without the `\\b`, whose condition is then checked on the character before the
+    match; after a match the search goes on from the next line. The same lines (a
+    match that runs over several lines may add the lines it overlaps, never fewer).
+    """
+    starts = _line_starts(lines)
+    hot: set[int] = set()
+    for part in dict.fromkeys(parts):
+        literal, regex, boundary = _searcher(part)
+        if literal and literal not in text:
+            continue
+        position = 0
+        while True:
+            match = regex.search(text, position)
+            if match is None:
+                break
+            start = match.start()
+            if boundary and start and _is_word(text[start - 1]):
+                position = start + 1
+                continue
+            number = bisect.bisect_right(starts, start)
+            if number not in hot and not lines[number - 1].lstrip().startswith("#"):
+                hot.add(number)
+            # Only the line counts: go on from the next one.
+            following = starts[number] if number < len(starts) else len(text)
+            position = max(match.end(), following, start + 1)
+    return sorted(hot)
+
+
+def _is_word(char: str) -> bool:
+    # What `re`'s `\\w` matches in a str pattern.
+    return char.isalnum() or char == "_"
+
+
+_LITERAL_HEAD = re.compile(r"(?:\w|\\\.)+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _searcher(part: str) -> tuple[str, re.Pattern[str], bool]:
+    """(a literal every match begins with, the regex to search, whether a match must
+    follow a non-word character): a part `\\bNAME...` with no alternation is searched
+    as `NAME...`, its `\\b` checked by hand (NAME begins with a word character, so the
+    boundary holds exactly when the character before is not one)."""
+    boundary = part.startswith("\\b") and "|" not in part and _is_word(part[2:3])
+    regex = part[2:] if boundary else part
+    return _literal_head(regex), re.compile(regex), boundary
+
+
+def _literal_head(regex: str) -> str:
+    """The text every match of `regex` begins with: its leading word characters and
+    escaped dots, less the last one where a quantifier may drop it (`ab?`)."""
+    head = _LITERAL_HEAD.match(regex)
+    if head is None or "|" in regex:
+        return ""
+    text = head.group(0)
+    if regex[len(text) : len(text) + 1] in ("?", "*", "{"):
+        text = text[:-2] if text.endswith("\\.") else text[:-1]
+    return text.replace("\\.", ".")
 
 
 def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[ast.stmt]:
@@ -52,12 +125,18 @@ def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[as
 @dataclass(frozen=True)
 class Summary:
     """What a statement holds, for rules' cheap per-statement checks: node kinds, keyword
-    argument names, names of the functions it defines, and whether anything is decorated."""
+    argument names, names of the functions it defines, whether anything is decorated, every
+    dotted name it spells (`chains`: each `Name` and `Attribute` chain, prefixes included),
+    and what its import statements bind (`imports`: local name, dotted name) and name
+    (`imported`: `import a.b` names "a.b"; `from a import b` names "a" and "a.b")."""
 
     kinds: frozenset[type[ast.AST]]
     keywords: frozenset[str]
     functions: frozenset[str]
     decorated: bool
+    chains: frozenset[tuple[str, ...]] = frozenset()
+    imports: tuple[tuple[str, str], ...] = ()
+    imported: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=256)
@@ -66,11 +145,22 @@ def summary(statement: ast.stmt) -> Summary:
     kinds: set[type[ast.AST]] = set()
     keywords: set[str] = set()
     functions: set[str] = set()
+    chains: set[tuple[str, ...]] = set()
+    imports: list[tuple[str, str]] = []
+    imported: set[str] = set()
     decorated = False
     for node in ast.walk(statement):
         kind = type(node)
         kinds.add(kind)
-        if kind is ast.keyword:
+        if kind is ast.Name:
+            assert isinstance(node, ast.Name)
+            chains.add((node.id,))
+        elif kind is ast.Attribute:
+            assert isinstance(node, ast.Attribute)
+            parts = dotted_parts(node)
+            if parts is not None:
+                chains.add(tuple(parts))
+        elif kind is ast.keyword:
             assert isinstance(node, ast.keyword)
             if node.arg is not None:
                 keywords.add(node.arg)
@@ -79,7 +169,47 @@ def summary(statement: ast.stmt) -> Summary:
             decorated = decorated or bool(node.decorator_list)
             if kind is not ast.ClassDef:
                 functions.add(node.name)
-    return Summary(frozenset(kinds), frozenset(keywords), frozenset(functions), decorated)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            assert isinstance(node, (ast.Import, ast.ImportFrom))
+            bound = list(import_bindings(node))
+            imports.extend(bound)
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            else:
+                imported.add("." * node.level + (node.module or ""))
+                imported.update(dotted for _, dotted in bound)
+    return Summary(
+        frozenset(kinds),
+        frozenset(keywords),
+        frozenset(functions),
+        decorated,
+        frozenset(chains),
+        tuple(imports),
+        frozenset(imported),
+    )
+
+
+def qualified_names(
+    statements: Iterable[ast.stmt], names: Mapping[str, Sequence[str | None]]
+) -> frozenset[str]:
+    """Every qualified name a rule's `qualname()` can give for a node of `statements`, and
+    every name their imports name: each dotted name with its head resolved through the
+    imports that may bind it (`names`: the module's bindings, as
+    `ModuleBindings.names`; and the statements' own imports, functions' included). A
+    superset: a head bound differently in two places gets both, and shadowing is ignored."""
+    found: set[str] = set()
+    for statement in statements:
+        held = summary(statement)
+        local: dict[str, set[str]] = {}
+        for name, dotted in held.imports:
+            local.setdefault(name, set()).add(dotted)
+        found |= held.imported
+        for chain in held.chains:
+            head, rest = chain[0], chain[1:]
+            heads = local.get(head, set()) | {value for value in names.get(head, ()) if value}
+            for value in heads:
+                found.add(".".join((value, *rest)) if rest else value)
+    return frozenset(found)
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
