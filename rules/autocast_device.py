@@ -6,7 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, retarget_device, string_value, with_string_value
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import FixAvailability
 
 _DEVICE_AUTOCASTS = frozenset(
@@ -30,6 +30,14 @@ _DEVICE_STATE = frozenset(
         "torch.set_autocast_enabled",
     }
 )
+
+
+_ACTS_ON = _DEVICE_AUTOCASTS | _GPU_STATE.keys() | _DEVICE_STATE | {"torch.cuda.amp.autocast"}
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """It rewrites calls of these names only."""
+    return not _ACTS_ON.isdisjoint(names)
 
 
 class AutocastDevice(PythonRule):
@@ -72,7 +80,7 @@ class AutocastDevice(PythonRule):
     fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'
-    trigger = Trigger(tokens=("autocast",))
+    trigger = Trigger(tokens=("autocast",), names=_names_gate)
     examples = (
         Example(
             'import torch\nwith torch.autocast("cuda", dtype=torch.bfloat16):\n    y = model(x)\n',

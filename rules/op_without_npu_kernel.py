@@ -7,9 +7,10 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.ast_lines import calls_or_imports
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.contract.unsupported import fill
 from migrator.core.model import FixAvailability
+from migrator.core.project import ProjectView
 
 # Python namespace -> the prefix its functions have as aten ops (`torch.linalg.eig` is
 # `aten::linalg_eig`); torch.nn.functional's functions call the aten op of their own name.
@@ -32,6 +33,22 @@ def _candidates() -> tuple[str, ...]:
         missing |= {op for op in data.backend_ops() if data.lacks_npu_kernel(version, op)}
     names = {op.removeprefix("linalg_").removeprefix("special_") for op in missing}
     return tuple(sorted(name for name in names if not name.startswith("_")))
+
+
+def lacking_op(name: str, project: ProjectView) -> str | None:
+    """The aten op a call of `name` runs, where the target release has no NPU kernel for
+    it; else None."""
+    namespace, dot, function = name.rpartition(".")
+    prefix = _NAMESPACES.get(namespace) if dot else None
+    if prefix is None or function.startswith("_"):
+        return None
+    op = prefix + function
+    return op if data.lacks_npu_kernel(project.target_release.version, op) else None
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """A region that names no op lacking a kernel calls none."""
+    return any(lacking_op(name, view.project) is not None for name in names)
 
 
 class OpWithoutNpuKernel(PythonRule):
@@ -76,7 +93,9 @@ class OpWithoutNpuKernel(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "op-without-npu-kernel"
     summary = "Report torch operators with no NPU kernel in the target torch-npu (CPU fallback)."
-    trigger = Trigger(tokens=_candidates(), words=True, statement_gate=calls_or_imports)
+    trigger = Trigger(
+        tokens=_candidates(), words=True, statement_gate=calls_or_imports, names=_names_gate
+    )
     examples = (
         Example(
             "import torch\nvel = torch.hypot(vx, vy)\n",
@@ -88,16 +107,10 @@ class OpWithoutNpuKernel(PythonRule):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         name = self.qualname(original_node.func)
-        if name is None or "." not in name:
+        op = None if name is None else lacking_op(name, self.ctx.project)
+        if op is None or name is None:
             return updated_node
-        namespace, _, function = name.rpartition(".")
-        prefix = _NAMESPACES.get(namespace)
-        if prefix is None or function.startswith("_"):
-            return updated_node
-        op = prefix + function
         release = self.ctx.project.target_release.version
-        if not data.lacks_npu_kernel(release, op):
-            return updated_node
         suggestion = _REPLACEMENTS.get(
             op,
             "compose it from ops with {DEVICE} kernels, or move a rare call to the CPU on purpose",

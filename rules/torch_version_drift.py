@@ -7,8 +7,9 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import TokenPattern, Trigger
+from migrator.contract.trigger import FileView, TokenPattern, Trigger
 from migrator.core.model import FixAvailability
+from migrator.core.project import ProjectView
 
 # Modules whose public names the data records completely (every top-level binding of the
 # released sources; torch_npu's custom ops from its kernel list): only names under these
@@ -17,6 +18,34 @@ from migrator.core.model import FixAvailability
 _TORCH_MODULES = frozenset({"torch.accelerator", "torch.amp", "torch.cuda", "torch.cuda.amp"})
 _TORCH_NPU_MODULES = frozenset({"torch_npu", "torch_npu.npu", "torch_npu.npu.amp", "torch.npu"})
 _TORCH_NPU_MODULES |= {"torch.npu.amp"}
+
+
+def missing(qualified: str, project: ProjectView) -> str | None:
+    """Why `qualified` is absent on the project's target host (a message), or None."""
+    if not qualified.startswith("torch"):
+        return None
+    release = project.target_release.version
+    torch = data.torch_npu_release(release).torch_version
+    checks_torch = torch in data.versions("torch")
+    parts = qualified.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:end])
+        if module in _TORCH_NPU_MODULES:
+            package, version, label = "torch_npu", release, f"torch-npu {release}"
+        elif module in _TORCH_MODULES and checks_torch:
+            package, version, label = "torch", torch, f"torch {torch}"
+        else:
+            continue
+        name = parts[end]
+        if name.startswith("_") or name in data.names(package, version, module):
+            return None
+        return f"{label} has no {module}.{name}"
+    return None
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """A region where no name is missing on the host holds nothing to report."""
+    return any(missing(name, view.project) is not None for name in names)
 
 
 class TorchVersionDrift(PythonRule):
@@ -55,6 +84,7 @@ class TorchVersionDrift(PythonRule):
         tokens=("torch.accelerator", "torch.amp", "torch.cuda", "torch.npu", "torch_npu"),
         patterns=(TokenPattern("torch", r"\bimport\b[^\n]*\btorch\b|\bfrom\s+torch\b"),),
         words=True,
+        names=_names_gate,
     )
     examples = (
         Example(
@@ -70,24 +100,7 @@ class TorchVersionDrift(PythonRule):
     )
 
     def _missing(self, qualified: str) -> str | None:
-        """Why `qualified` is absent on the host (a message), or None."""
-        release = self.ctx.project.target_release.version
-        torch = data.torch_npu_release(release).torch_version
-        checks_torch = torch in data.versions("torch")
-        parts = qualified.split(".")
-        for end in range(len(parts) - 1, 0, -1):
-            module = ".".join(parts[:end])
-            if module in _TORCH_NPU_MODULES:
-                package, version, label = "torch_npu", release, f"torch-npu {release}"
-            elif module in _TORCH_MODULES and checks_torch:
-                package, version, label = "torch", torch, f"torch {torch}"
-            else:
-                continue
-            name = parts[end]
-            if name.startswith("_") or name in data.names(package, version, module):
-                return None
-            return f"{label} has no {module}.{name}"
-        return None
+        return missing(qualified, self.ctx.project)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         qualified = self.qualname(node)

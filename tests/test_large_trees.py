@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from migrator.analysis.ast_lines import hot_lines, hot_lines_of
+from migrator.analysis.ast_lines import hot_lines, hot_lines_of, qualified_names
 from migrator.analysis.bindings import module_bindings
 from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.core.target import NPU
@@ -44,6 +44,15 @@ SOURCES = {
     "local_torch_import": (
         "def f():\n    import torch as t\n\n    return t.accelerator.device_index()\n"
     ),
+    # The names gates: an op with no NPU kernel through an alias, a name torch 2.7.1
+    # lacks next to one it has, and a CUDA-only API reported only where its name resolves.
+    "names_gates": (
+        "import torch as th\nimport torch.nn.functional as F\nfrom triton import jit as j\n\n"
+        "def f(a, b):\n    th.cuda.synchronize()\n    return th.hypot(a, b), F.huber_loss(a, b)\n\n"
+        "def g():\n    return th.accelerator.device_index(), th.cuda.device_count()\n\n"
+        "@j\ndef kernel(x):\n    pass\n\n"
+        "def h(triton):\n    return triton.jit(kernel), torch.hypot(1, 2)\n"
+    ),
 }
 
 
@@ -56,6 +65,15 @@ def test_fast_path_equals_full_path(name: str) -> None:
     assert fast.findings == full.findings
     if name.startswith("import_added"):
         assert "from torch.amp import GradScaler" in fast.text
+    if name == "names_gates":
+        found = sorted((finding.code, finding.line) for finding in fast.findings)
+        assert [item for item in found if item[0] in {"NPU051", "NPU078", "NPU080"}] == [
+            ("NPU051", 3),
+            ("NPU051", 12),
+            ("NPU078", 10),
+            ("NPU080", 7),
+            ("NPU080", 7),
+        ]
 
 
 def test_a_gate_sees_names_an_earlier_cell_imported() -> None:
@@ -101,3 +119,33 @@ def test_part_by_part_line_search_finds_the_alternations_lines(text: str) -> Non
     assert hot_lines_of(text, lines, PARTS) == hot_lines(text, lines, pattern)
     for part in PARTS:
         assert hot_lines_of(text, lines, [part]) == hot_lines(text, lines, re.compile(part))
+
+
+def test_qualified_names_resolve_heads_through_module_and_local_imports() -> None:
+    tree = parse_ast(
+        "import torch as th\nfrom torch import cuda\n"
+        "def f():\n    import numpy as np\n    from torch.accelerator import memory\n"
+        "    return th.cuda.amp.autocast, cuda.synchronize(), np.float64, other.x, memory\n"
+    )
+    names = qualified_names(tree.body[2:], module_bindings(tree).names)
+    assert {
+        "torch",
+        "torch.cuda",
+        "torch.cuda.amp",
+        "torch.cuda.amp.autocast",
+        "torch.cuda.synchronize",
+        "numpy.float64",
+        "torch.accelerator.memory",
+        "torch.accelerator",
+    } <= names
+    assert not any(name.startswith(("other", "th.")) for name in names)
+
+
+def test_reporters_of_named_apis_are_gated_on_names_unless_they_visit_more() -> None:
+    by_code = {rule.code: rule for rule in RULES}
+    assert by_code["NPU051"].trigger.names is not None  # triton: imports, calls, decorators
+    assert by_code["NPU060"].trigger.names is None  # also `model.compile()`, by attribute
+    gate = by_code["NPU051"].trigger.names
+    view = None  # the uses gate reads only the names
+    assert gate(frozenset({"triton.language.load"}), view)  # type: ignore[arg-type]
+    assert not gate(frozenset({"tritonclient", "torch.cuda"}), view)  # type: ignore[arg-type]

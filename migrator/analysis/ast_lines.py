@@ -10,8 +10,10 @@ import ast
 import bisect
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from migrator.analysis.bindings import dotted_parts, import_bindings
 
 
 def first_line(node: ast.stmt) -> int:
@@ -123,12 +125,18 @@ def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[as
 @dataclass(frozen=True)
 class Summary:
     """What a statement holds, for rules' cheap per-statement checks: node kinds, keyword
-    argument names, names of the functions it defines, and whether anything is decorated."""
+    argument names, names of the functions it defines, whether anything is decorated, every
+    dotted name it spells (`chains`: each `Name` and `Attribute` chain, prefixes included),
+    and what its import statements bind (`imports`: local name, dotted name) and name
+    (`imported`: `import a.b` names "a.b"; `from a import b` names "a" and "a.b")."""
 
     kinds: frozenset[type[ast.AST]]
     keywords: frozenset[str]
     functions: frozenset[str]
     decorated: bool
+    chains: frozenset[tuple[str, ...]] = frozenset()
+    imports: tuple[tuple[str, str], ...] = ()
+    imported: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=256)
@@ -137,11 +145,22 @@ def summary(statement: ast.stmt) -> Summary:
     kinds: set[type[ast.AST]] = set()
     keywords: set[str] = set()
     functions: set[str] = set()
+    chains: set[tuple[str, ...]] = set()
+    imports: list[tuple[str, str]] = []
+    imported: set[str] = set()
     decorated = False
     for node in ast.walk(statement):
         kind = type(node)
         kinds.add(kind)
-        if kind is ast.keyword:
+        if kind is ast.Name:
+            assert isinstance(node, ast.Name)
+            chains.add((node.id,))
+        elif kind is ast.Attribute:
+            assert isinstance(node, ast.Attribute)
+            parts = dotted_parts(node)
+            if parts is not None:
+                chains.add(tuple(parts))
+        elif kind is ast.keyword:
             assert isinstance(node, ast.keyword)
             if node.arg is not None:
                 keywords.add(node.arg)
@@ -150,7 +169,47 @@ def summary(statement: ast.stmt) -> Summary:
             decorated = decorated or bool(node.decorator_list)
             if kind is not ast.ClassDef:
                 functions.add(node.name)
-    return Summary(frozenset(kinds), frozenset(keywords), frozenset(functions), decorated)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            assert isinstance(node, (ast.Import, ast.ImportFrom))
+            bound = list(import_bindings(node))
+            imports.extend(bound)
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            else:
+                imported.add("." * node.level + (node.module or ""))
+                imported.update(dotted for _, dotted in bound)
+    return Summary(
+        frozenset(kinds),
+        frozenset(keywords),
+        frozenset(functions),
+        decorated,
+        frozenset(chains),
+        tuple(imports),
+        frozenset(imported),
+    )
+
+
+def qualified_names(
+    statements: Iterable[ast.stmt], names: Mapping[str, Sequence[str | None]]
+) -> frozenset[str]:
+    """Every qualified name a rule's `qualname()` can give for a node of `statements`, and
+    every name their imports name: each dotted name with its head resolved through the
+    imports that may bind it (`names`: the module's bindings, as
+    `ModuleBindings.names`; and the statements' own imports, functions' included). A
+    superset: a head bound differently in two places gets both, and shadowing is ignored."""
+    found: set[str] = set()
+    for statement in statements:
+        held = summary(statement)
+        local: dict[str, set[str]] = {}
+        for name, dotted in held.imports:
+            local.setdefault(name, set()).add(dotted)
+        found |= held.imported
+        for chain in held.chains:
+            head, rest = chain[0], chain[1:]
+            heads = local.get(head, set()) | {value for value in names.get(head, ()) if value}
+            for value in heads:
+                found.add(".".join((value, *rest)) if rest else value)
+    return frozenset(found)
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

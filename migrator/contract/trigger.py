@@ -21,6 +21,10 @@ engine's business. The trigger holds
 - optional cheap checks, each a plain function: `gate(view)`, a necessary condition on the
   file (its text, and for Python its stdlib tree) checked after a token matched;
   `statement_gate(statement, target)`, a necessary condition on one region's stdlib ast;
+  `names(qualified, view)`, a necessary condition on the qualified names a region holds
+  (`migrator.analysis.ast_lines.qualified_names`: every dotted name with its head resolved
+  through the imports that may bind it, and every name its imports name), for a rule
+  that acts only on nodes whose `qualname()` (or import) is one of a few;
   `always(view)`, a sufficient condition that makes the rule run on a file its `files` and
   `paths` admit even without a token (an `--entry` file; a rule that reports a missing
   construct); and `facts(tree)`, what the rule reads of the whole file's stdlib tree, the
@@ -79,6 +83,7 @@ class FileView:
 
 Gate = Callable[[FileView], bool]
 StatementGate = Callable[[ast.stmt, Target], bool]
+NamesGate = Callable[[frozenset[str], FileView], bool]
 Facts = Callable[[ast.Module], object]
 
 
@@ -95,6 +100,7 @@ class Trigger:
     notebooks: bool = True
     gate: Gate | None = None
     statement_gate: StatementGate | None = None
+    names: NamesGate | None = None
     always: Gate | None = None
     facts: Facts | None = None
 
@@ -139,6 +145,10 @@ class Trigger:
 
     def in_statement(self, statement: ast.stmt, target: Target) -> bool:
         return self.statement_gate is None or self.statement_gate(statement, target)
+
+    def names_pass(self, names: Callable[[], frozenset[str]], view: FileView) -> bool:
+        """Whether the `names` gate admits a region (`names`: computes its qualified names)."""
+        return self.names is None or self.names(names(), view)
 
     def file_facts(self, tree: ast.Module) -> object:
         return None if self.facts is None else self.facts(tree)

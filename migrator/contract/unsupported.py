@@ -37,13 +37,15 @@ what a person has to replace.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import ClassVar
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import libcst as cst
 
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
+from migrator.contract.trigger import FileView
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
@@ -78,6 +80,29 @@ def under(name: str, prefixes: Sequence[str] | Mapping[str, str]) -> str | None:
         ):
             best = prefix
     return best
+
+
+def covers(names: Iterable[str], prefixes: frozenset[str]) -> bool:
+    """Whether a name in `names` is one of `prefixes` or lies under one (`under`, for a
+    set of names: each name's dotted parents are looked up)."""
+    for name in names:
+        while name:
+            if name in prefixes:
+                return True
+            name = name.rpartition(".")[0]
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class UsesGate:
+    """The names gate of a rule that reports only what `modules` and `uses` name: a region
+    none of whose qualified names (and imports) lies under one of them holds nothing the
+    rule reports. A plain value, so a trigger holding it still pickles."""
+
+    prefixes: frozenset[str]
+
+    def __call__(self, names: frozenset[str], view: FileView) -> bool:
+        return covers(names, self.prefixes)
 
 
 def _catches_import_error(node: cst.Try) -> bool:
@@ -116,6 +141,24 @@ class UnsupportedConstruct(PythonRule):
     suggestions: ClassVar[Mapping[str, str]] = {}
     # A CUDA-only construct is worth a warning inside code that is left alone too.
     leaves_device_regions = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that reports only through this class's visits (it adds no `visit_` or
+        `leave_` method of its own) acts only where a name lies under its `modules` or
+        `uses`: its trigger gets that names gate, unless it declares one."""
+        super().__init_subclass__(**kwargs)
+        trigger = getattr(cls, "trigger", None)
+        own = any(
+            name.startswith(("visit_", "leave_"))
+            for klass in cls.__mro__[: cls.__mro__.index(UnsupportedConstruct)]
+            for name in vars(klass)
+        )
+        declared = trigger is not None and not isinstance(trigger.names, (UsesGate, type(None)))
+        if trigger is None or declared or own:
+            return
+        cls.trigger = dataclasses.replace(
+            trigger, names=UsesGate(frozenset((*cls.modules, *cls.uses)))
+        )
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

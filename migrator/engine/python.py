@@ -35,7 +35,13 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, hot_lines_of, last_line, summary
+from migrator.analysis.ast_lines import (
+    first_line,
+    hot_lines_of,
+    last_line,
+    qualified_names,
+    summary,
+)
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
@@ -500,11 +506,20 @@ def _active(
     patterns: Mapping[type[PythonRule], re.Pattern[str]],
     body: str,
     region: Region,
-    target: Target,
+    view: FileView,
+    bindings: ModuleBindings,
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
-    code, string literals left out), and its statement gate passes."""
+    code, string literals left out), and its statement gate and names gate pass."""
     code: str | None = None
+    names: frozenset[str] | None = None
+
+    def qualified() -> frozenset[str]:
+        nonlocal names
+        if names is None:
+            names = qualified_names(region.statements, bindings.names)
+        return names
+
     active = []
     for rule in rules:
         if not patterns[rule].search(body):
@@ -514,8 +529,10 @@ def _active(
             if not patterns[rule].search(code):
                 continue
         if region.statements and not any(
-            rule.trigger.in_statement(node, target) for node in region.statements
+            rule.trigger.in_statement(node, view.target) for node in region.statements
         ):
+            continue
+        if region.statements and not rule.trigger.names_pass(qualified, view):
             continue
         active.append(rule)
     return active
@@ -527,10 +544,11 @@ def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], r
     patterns = {rule: compile_parts(found) for rule, found in parts.items()}
     every = [part for found in parts.values() for part in found]
     regions = find_regions(tree, hot_lines_of(text, lines, every), lines)
+    view = FileView(run.path, text, run.options, run.project, run.target, tree)
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        active = _active(rules, patterns, body, region, run.target)
+        active = _active(rules, patterns, body, region, view, run.bindings)
         if not active:
             continue
         header = region.header
