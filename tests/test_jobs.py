@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from migrator.engine import files
 from migrator.engine.files import BYTES_PER_WORKER, auto_jobs, busy_cores, usable_cores
 from tests.helpers import AUTOCAST, invoke
 
@@ -34,7 +35,48 @@ def test_workers_grow_with_the_work_up_to_the_free_cores() -> None:
 
 def test_the_cores_are_this_process_s_and_the_load_is_read() -> None:
     assert 1 <= usable_cores() <= (os.cpu_count() or 1)
-    assert busy_cores() >= 0.0
+    assert 0.0 <= busy_cores(0.02) <= usable_cores() + 0.01
+
+
+def test_busy_is_the_share_of_the_window_each_usable_core_was_not_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # cpu0 busy all the window, cpu1 idle, cpu2 half busy; cpu3 is not this process's.
+    samples = iter(
+        [
+            {0: (1000, 400), 1: (1000, 900), 2: (1000, 500)},
+            {0: (1010, 400), 1: (1010, 910), 2: (1010, 505)},
+        ]
+    )
+    monkeypatch.setattr(files, "_cpu_ticks", lambda cpus: next(samples))
+    monkeypatch.setattr(files.time, "sleep", lambda seconds: None)
+    assert busy_cores() == pytest.approx(1.5)
+
+
+def test_without_proc_stat_the_load_average_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files, "_cpu_ticks", lambda cpus: None)
+    monkeypatch.setattr(files.os, "getloadavg", lambda: (3.25, 1.0, 1.0))
+    assert busy_cores() == 3.25
+
+
+def test_proc_stat_is_read_for_the_usable_cores_only() -> None:
+    ticks = files._cpu_ticks(frozenset({0}))
+    if ticks is None:
+        pytest.skip("no /proc/stat here")
+    assert set(ticks) == {0}
+    total, idle = ticks[0]
+    assert 0 <= idle <= total
+
+
+def test_a_run_too_small_for_a_pool_does_not_watch_the_cores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def watched(window: float = 0.0) -> float:
+        raise AssertionError("busy_cores read for a run that needs no pool")
+
+    monkeypatch.setattr(files, "busy_cores", watched)
+    root = _tree(tmp_path / "small", 3)
+    assert invoke(str(root), "--dry-run", "--no-cache").exit_code == 1
 
 
 def _tree(root: Path, count: int) -> Path:

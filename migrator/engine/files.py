@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -340,20 +341,68 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def busy_cores() -> float:
-    """How many cores other work keeps busy: the 1-minute load average, or (Linux) the
-    tasks runnable right now besides this one when more, since the average lags a
-    minute behind a job that just started."""
+# How long the engine watches the cores before it decides on a pool (only when the work
+# is large enough for one): long enough for /proc/stat's 10 ms ticks to say how busy.
+BUSY_WINDOW_S = 0.1
+
+
+def busy_cores(window: float = BUSY_WINDOW_S) -> float:
+    """How many of this process's cores other work keeps busy now.
+
+    On Linux: the share of `window` seconds each usable core spent not idle
+    (`/proc/stat`), summed; this process sleeps meanwhile. The 1-minute load average
+    (the fallback elsewhere) lags: it still counts a job that ended seconds ago, such as
+    the previous run of this tool, and takes a minute to see one that just started.
+    """
+    cpus = _usable_cpus()
+    first = _cpu_ticks(cpus)
+    if first is None:
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 0.0
+    time.sleep(window)
+    second = _cpu_ticks(cpus)
+    if second is None:
+        return 0.0
+    busy = 0.0
+    for cpu, (total, idle) in second.items():
+        before = first.get(cpu)
+        if before is None or total <= before[0]:
+            continue
+        busy += 1.0 - (idle - before[1]) / (total - before[0])
+    return busy
+
+
+def _usable_cpus() -> frozenset[int] | None:
     try:
-        load = os.getloadavg()[0]
+        return frozenset(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        load = 0.0
+        return None
+
+
+def _cpu_ticks(cpus: frozenset[int] | None) -> dict[int, tuple[int, int]] | None:
+    """Per usable core: (all ticks, idle ticks) since boot, from /proc/stat; None where
+    there is no such file."""
     try:
-        with open("/proc/loadavg", encoding="ascii") as handle:
-            running = int(handle.read().split()[3].split("/")[0]) - 1
-    except (OSError, ValueError, IndexError):
-        running = 0
-    return max(load, float(running))
+        with open("/proc/stat", encoding="ascii") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    ticks: dict[int, tuple[int, int]] = {}
+    for line in lines:
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or not name[3:].isdigit():
+            continue
+        cpu = int(name[3:])
+        if cpus is not None and cpu not in cpus:
+            continue
+        # user nice system idle iowait irq softirq steal (guest time is inside user)
+        values = [int(value) for value in rest.split()[:8]]
+        if len(values) < 5:
+            continue
+        ticks[cpu] = (sum(values), values[3] + values[4])
+    return ticks or None
 
 
 def auto_jobs(work_bytes: int, cores: int, busy: float) -> int:
@@ -388,7 +437,10 @@ def migrate_files(
     cores and how busy they are); a number forces that many worker processes.
     """
     if jobs is None:
-        jobs = auto_jobs(_work_bytes(root, files), usable_cores(), busy_cores())
+        work, cores = _work_bytes(root, files), usable_cores()
+        # How busy the cores are is read (for a tenth of a second) only where it matters.
+        wanted = auto_jobs(work, cores, 0.0)
+        jobs = auto_jobs(work, cores, busy_cores()) if wanted > 1 else 1
     if jobs <= 1 or len(files) < 2:
         prepared = _Prepared(settings, cache)
         for rel in files:
