@@ -342,8 +342,8 @@ def usable_cores() -> int:
 
 
 # How long the engine watches the cores before it decides on a pool (only when the work
-# is large enough for one): long enough for /proc/stat's 10 ms ticks to say how busy.
-BUSY_WINDOW_S = 0.1
+# is large enough for one): five of /proc/stat's 10 ms ticks per core.
+BUSY_WINDOW_S = 0.05
 
 
 def busy_cores(window: float = BUSY_WINDOW_S) -> float:
@@ -438,7 +438,7 @@ def migrate_files(
     """
     if jobs is None:
         work, cores = _work_bytes(root, files), usable_cores()
-        # How busy the cores are is read (for a tenth of a second) only where it matters.
+        # How busy the cores are is read (for BUSY_WINDOW_S) only where it matters.
         wanted = auto_jobs(work, cores, 0.0)
         jobs = auto_jobs(work, cores, busy_cores()) if wanted > 1 else 1
     if jobs <= 1 or len(files) < 2:
