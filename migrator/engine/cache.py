@@ -9,8 +9,9 @@ modules that the trigger index was checked against, so a rule's source is read o
 Any change to those gives new keys, so old records are simply never found again (and
 pruned after a while).
 
-The cache is an SQLite database in the user's cache folder (platformdirs; the environment
-variable NPU_MIGRATOR_CACHE_DIR overrides it). SQLite gives atomic commits and locking, so
+The cache is an SQLite database in the user's cache folder (on Linux the XDG rule, as
+platformdirs has it, elsewhere platformdirs; the environment variable
+NPU_MIGRATOR_CACHE_DIR overrides it). SQLite gives atomic commits and locking, so
 worker processes (`--jobs`) and concurrent runs may read it while one run writes. A file
 that is not a sound database of this layout is deleted and rebuilt, never trusted; one that
 another process keeps locked for longer than TIMEOUT_S is busy, not broken: the run goes

@@ -417,13 +417,13 @@ def migrate_python(
     if full:
         new_text = _whole(text, rules, run)
     elif first_whole is None:
-        new_text = _by_region(text, tree, rules, run)
+        new_text = _by_region(text, tree, rules, run, view)
         if run.imports:
             # The rules have run; only the import block is left to write.
             new_text = _with_imports(new_text, run.imports)
     else:
         early, late = rules[:first_whole], rules[first_whole:]
-        new_text = _by_region(text, tree, early, run) if early else text
+        new_text = _by_region(text, tree, early, run, view) if early else text
         new_text = _whole(new_text, late, run, original=text)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
@@ -538,13 +538,16 @@ def _active(
     return active
 
 
-def _by_region(text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run) -> str:
+def _by_region(
+    text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run, view: FileView
+) -> str:
+    """`rules` by region; `view`: the file as the triggers' checks saw it (its names gates
+    read it too)."""
     lines = split_lines(text)
     parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
     patterns = {rule: compile_parts(found) for rule, found in parts.items()}
     every = [part for found in parts.values() for part in found]
     regions = find_regions(tree, hot_lines_of(text, lines, every), lines)
-    view = FileView(run.path, text, run.options, run.project, run.target, tree)
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
