@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from migrator.analysis import device_regions
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import RegionView, Trigger
 from migrator.contract.unsupported import reported
 from migrator.core.model import FixAvailability
-from migrator.core.target import Target
 
 
-def _has_if_or_assert(statement: ast.stmt, target: Target) -> bool:
-    return any(isinstance(node, (ast.If, ast.Assert)) for node in ast.walk(statement))
+def _may_leave_alone(region: RegionView) -> bool:
+    return device_regions.may_leave_alone(region.statements, region.names, region.target)
 
 
 class DeviceSpecificBranch(PythonRule):
@@ -52,7 +49,8 @@ class DeviceSpecificBranch(PythonRule):
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER
-    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), statement_gate=_has_if_or_assert)
+    # A region without an `if`/`assert` whose test names a device cannot hold a report.
+    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), region=_may_leave_alone)
     examples = (
         reported("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n"),
         reported(

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import libcst as cst
 
-from migrator.analysis.bindings import dotted_parts, module_bindings
+from migrator.analysis.ast_lines import first_line, last_line
+from migrator.analysis.bindings import dotted_parts, import_bindings, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import RegionView, Trigger
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import FixAvailability
 
@@ -144,6 +145,77 @@ class _Calls(cst.CSTVisitor):
         self.events.append(original_node)
 
 
+# Names and attributes `_is_f64` can take for float64 (an import's alias by what it binds).
+_F64_NAMES = frozenset({"float64", "double", "float_", "DoubleTensor"})
+# Attributes and keywords through which a unit reaches the device (`_places_on_device`,
+# and `torch.cuda.DoubleTensor`).
+_DEVICE_ATTRIBUTES = frozenset({"cuda", "npu", "to"}) | _COLLECTIVES
+
+
+def _may_report(region: RegionView) -> bool:
+    """Whether a region can hold a report, read from the stdlib tree: it must hold a
+    float64 value, where every report starts (a name or attribute spelling float64:
+    `torch.float64`, `np.double`, `.double()`, `torch.cuda.DoubleTensor`, a name an import
+    binds to one; or a numpy dtype given as a string or as `float`: `dtype="float64"`,
+    `.astype(float)`), and reach the device: a method of a model class (the rule's facts),
+    `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a collective."""
+    f64 = False
+    device = any(
+        first <= last_line(statement) and first_line(statement) <= last
+        for statement in region.statements
+        for first, last in (region.facts if isinstance(region.facts, tuple) else ())
+    )
+    for statement in region.statements:
+        for node in ast.walk(statement):
+            kind = type(node)
+            if kind is ast.Attribute:
+                assert isinstance(node, ast.Attribute)
+                f64 = f64 or node.attr in _F64_NAMES
+                device = device or node.attr in _DEVICE_ATTRIBUTES
+            elif kind is ast.Name:
+                assert isinstance(node, ast.Name)
+                f64 = f64 or _names_one_of(node.id, region.names, _F64_NAMES)
+                device = device or _names_one_of(node.id, region.names, _COLLECTIVES)
+            elif kind is ast.keyword:
+                assert isinstance(node, ast.keyword)
+                f64 = f64 or (node.arg == "dtype" and _numpy_dtype(node.value))
+                device = device or node.arg == "device"
+            elif kind is ast.Call:
+                assert isinstance(node, ast.Call)
+                func = node.func
+                f64 = f64 or (
+                    isinstance(func, ast.Attribute)
+                    and func.attr == "astype"
+                    and bool(node.args)
+                    and _numpy_dtype(node.args[0])
+                )
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                assert isinstance(node, (ast.Import, ast.ImportFrom))
+                for _, dotted in import_bindings(node):
+                    tail = dotted.rsplit(".", 1)[-1]
+                    f64 = f64 or tail in _F64_NAMES
+                    device = device or tail in _COLLECTIVES
+            if f64 and device:
+                return True
+    return False
+
+
+def _names_one_of(
+    name: str, names: Mapping[str, Sequence[str | None]], wanted: frozenset[str]
+) -> bool:
+    """`name` is one of `wanted`, or an import binds it to a dotted name ending in one."""
+    return name in wanted or any(
+        value and value.rsplit(".", 1)[-1] in wanted for value in names.get(name, ())
+    )
+
+
+def _numpy_dtype(node: ast.expr) -> bool:
+    """`float`, or a string `_is_f64` reads as numpy's float64 (`"f8"`, `"double"`)."""
+    if isinstance(node, ast.Name):
+        return node.id == "float"
+    return isinstance(node, ast.Constant) and node.value in _F64_STRINGS
+
+
 def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
     """The line ranges of the file's model classes (see `_MODEL_BASES`), a class derived
     from an earlier model class of the file included."""
@@ -232,7 +304,9 @@ class Float64Device(PythonRule):
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
     trigger = Trigger(
-        tokens=("float64", "double", "DoubleTensor", "np.float_"), facts=_model_classes
+        tokens=("float64", "double", "DoubleTensor", "np.float_"),
+        region=_may_report,
+        facts=_model_classes,
     )
     examples = (
         reported(

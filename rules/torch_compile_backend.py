@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Mapping, Sequence
+
 import libcst as cst
 
+from migrator.analysis.ast_lines import qualified_names
 from migrator.analysis.cst_helpers import find_arg, has_star_kwargs, string_value
 from migrator.contract.rule import Example, TokenPattern
-from migrator.contract.trigger import Trigger
-from migrator.contract.unsupported import UnsupportedConstruct, reported
+from migrator.contract.trigger import RegionView, Trigger
+from migrator.contract.unsupported import UnsupportedConstruct, covers, reported
 
 # Backends that generate or call CUDA code; "inductor" is torch.compile's default.
 _CUDA_BACKENDS = frozenset({"inductor", "cudagraphs", "tensorrt", "torch_tensorrt"})
@@ -16,6 +20,42 @@ _OTHER_COMPILE_ARGUMENTS = (
     "optimizer", "loss", "metrics", "output_dir", "macros", "include_dirs", "extra_preargs",
     "extra_postargs", "depends",
 )  # fmt: skip
+
+
+def _may_report(region: RegionView) -> bool:
+    """Whether a region can hold a report, read from the stdlib tree: a name under
+    `torch.compile` (a call or decorator through any alias), or a `.compile(...)` method
+    call as `visit_Call` reports it, in a module that imports torch."""
+    if covers(qualified_names(region.statements, region.names), _USES):
+        return True
+    if not _imports_torch(region.names):
+        return False
+    for statement in region.statements:
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "compile"
+                and not (
+                    isinstance(node.func.value, ast.Constant)
+                    and isinstance(node.func.value.value, (str, bytes))
+                )
+                and not any(word.arg in _OTHER_COMPILE_ARGUMENTS for word in node.keywords)
+                and not (node.args and isinstance(node.args[0], (ast.List, ast.Tuple)))
+            ):
+                return True
+    return False
+
+
+def _imports_torch(names: Mapping[str, Sequence[str | None]]) -> bool:
+    return any(
+        value is not None and (value == "torch" or value.startswith("torch."))
+        for values in names.values()
+        for value in values
+    )
+
+
+_USES = frozenset({"torch.compile"})
 
 
 class TorchCompileBackend(UnsupportedConstruct):
@@ -59,9 +99,11 @@ class TorchCompileBackend(UnsupportedConstruct):
     )
     # torch.compile through any alias; `re.compile` is not a candidate.
     trigger = Trigger(
-        tokens=("torch.compile",), patterns=(TokenPattern(".compile", r"(?<!\bre)\.compile\b"),)
+        tokens=("torch.compile",),
+        patterns=(TokenPattern(".compile", r"(?<!\bre)\.compile\b"),),
+        region=_may_report,
     )
-    uses = ("torch.compile",)
+    uses = tuple(_USES)
     message = "Inductor, the default backend, generates Triton kernels for CUDA GPUs"
     suggestion = (
         "use {graph_compiler}, or run eagerly; Inductor itself needs checking on the {DEVICE} host"
@@ -96,11 +138,7 @@ class TorchCompileBackend(UnsupportedConstruct):
                 self.warn(node, f"Module.compile(): {text}", self.suggest("torch.compile"))
 
     def _imports_torch(self) -> bool:
-        return any(
-            value is not None and (value == "torch" or value.startswith("torch."))
-            for values in self.ctx.bindings.names.values()
-            for value in values
-        )
+        return _imports_torch(self.ctx.bindings.names)
 
     def describe(self, name: str, call: cst.Call | None) -> str | None:
         if call is None:

@@ -53,6 +53,50 @@ SOURCES = {
         "@j\ndef kernel(x):\n    pass\n\n"
         "def h(triton):\n    return triton.jit(kernel), torch.hypot(1, 2)\n"
     ),
+    # The region gates, through import aliases (module-level and a function's own): a
+    # float64 value on the device (NPU062), an if-chain whose test names a device
+    # (NPU077), `.compile()` on an f-string's value (NPU060).
+    "region_gates": (
+        "import numpy as np\n"
+        "import torch\n"
+        "from numpy import float64 as F8\n"
+        "from torch.cuda import is_available as ready\n"
+        "from torch.distributed import all_reduce as ar\n"
+        "\n"
+        "\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.double()\n"
+        "\n"
+        "\n"
+        "def sync(values):\n"
+        "    t = torch.tensor(np.asarray(values, dtype=F8))\n"
+        "    ar(t)\n"
+        "\n"
+        "\n"
+        "def local(values):\n"
+        "    from torch import float64 as wide\n"
+        "\n"
+        '    return torch.zeros(2, dtype=wide, device="cuda")\n'
+        "\n"
+        "\n"
+        "def guarded(x):\n"
+        "    if ready():\n"
+        "        import apex.cuda_ext\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "def aliased(x):\n"
+        "    import torch.npu as tn\n"
+        "\n"
+        "    if tn.is_available():\n"
+        "        return x.cuda()\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "def compiled(model):\n"
+        '    return f"{model}".compile()\n'
+    ),
 }
 
 
@@ -74,6 +118,53 @@ def test_fast_path_equals_full_path(name: str) -> None:
             ("NPU080", 7),
             ("NPU080", 7),
         ]
+    if name == "region_gates":
+        found = sorted((finding.code, finding.line) for finding in fast.findings)
+        assert [item for item in found if item[0] in {"NPU060", "NPU062", "NPU077"}] == [
+            ("NPU060", 39),
+            ("NPU062", 10),
+            ("NPU062", 15),
+            ("NPU062", 21),
+            ("NPU077", 25),
+            ("NPU077", 33),
+        ]
+
+
+def _region_gate(code: str, text: str) -> bool:
+    from migrator.contract.trigger import RegionView
+
+    rule = next(rule for rule in RULES if rule.code == code)
+    tree = parse_ast(text)
+    facts = rule.trigger.file_facts(tree)
+    assert rule.trigger.region is not None
+    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, facts)
+    return rule.trigger.region_passes(view)
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "passes"),
+    [
+        # float64 without the device, the device without float64, then both.
+        ("NPU062", "import torch\nDTYPES = [torch.float64, torch.float32]\n", False),
+        ("NPU062", "import torch\nx = torch.zeros(2, device='cuda')\n", False),
+        ("NPU062", "import torch\nx = torch.zeros(2, dtype=torch.double).cuda()\n", True),
+        ("NPU062", "import numpy as np\ny = a.astype(float).to(d)\n", True),
+        # A model class's method reaches the device by the rule's facts alone.
+        ("NPU062", "import torch\nclass M(torch.nn.Module):\n    w = torch.float64\n", True),
+        # An if whose test names no device, one that does, and an alias of one.
+        ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
+        ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
+        ("NPU077", "from a import gpu_ok as ok\nassert ok(), 'cuda'\n", False),
+        ("NPU077", "from torch.cuda import is_available as ok\nassert ok(), 'cuda'\n", True),
+        # torch.compiler is not torch.compile; a method call named compile is.
+        ("NPU060", "import torch\ntorch.compiler.disable(f)\n", False),
+        ("NPU060", "import torch\nmodel.compile(mode='max-autotune')\n", True),
+        ("NPU060", "import re\npattern.compile()\n", False),
+        ("NPU060", "from torch import compile as jit\nm = jit(m)\n", True),
+    ],
+)
+def test_region_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
+    assert _region_gate(code, text) is passes
 
 
 def test_a_gate_sees_names_an_earlier_cell_imported() -> None:

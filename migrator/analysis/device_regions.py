@@ -25,13 +25,15 @@ says NPU, since leaving code alone is the safe side, and never counts as a CUDA 
 
 from __future__ import annotations
 
+import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 import libcst as cst
 
+from migrator.analysis.bindings import import_bindings
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.core.target import Target
 
@@ -369,3 +371,108 @@ def hand_on(decisions: Decisions, original: cst.CSTNode, result: object) -> None
     known = decisions.get(id(original))
     if known is not None and known[0] is original:
         decisions[id(result)] = (result, known[1])
+
+
+# The stdlib-ast foresight of `region` -------------------------------------------------
+def _ast_tests(
+    node: ast.AST, names: Mapping[str, Sequence[str | None]], wanted: frozenset[str]
+) -> bool:
+    """Whether a word of `wanted` is among the words of a name or attribute in `node`, of
+    what its names are bound to by imports, or inside one of its string literals (a
+    superset of what `npu_aware_test` and `_tests_source` read)."""
+    for found in ast.walk(node):
+        kind = type(found)
+        if kind is ast.Name:
+            assert isinstance(found, ast.Name)
+            if not wanted.isdisjoint(_words(found.id)):
+                return True
+            for value in names.get(found.id, ()):
+                if value and not wanted.isdisjoint(_words(value)):
+                    return True
+        elif kind is ast.Attribute:
+            assert isinstance(found, ast.Attribute)
+            if not wanted.isdisjoint(_words(found.attr)):
+                return True
+        elif kind is ast.Constant:
+            assert isinstance(found, ast.Constant)
+            if isinstance(found.value, str):
+                text = found.value.lower()
+                if any(word in text for word in wanted):
+                    return True
+    return False
+
+
+def _ast_chain(node: ast.If) -> Iterator[ast.If]:
+    current: ast.stmt | None = node
+    while isinstance(current, ast.If):
+        yield current
+        # `elif` and `else:` holding only an `if` read the same in the stdlib tree: both
+        # count as links, a superset of LibCST's chain.
+        current = current.orelse[0] if len(current.orelse) == 1 else None
+
+
+def _local_names(statement: ast.stmt) -> dict[str, list[str | None]]:
+    """What the statement's own imports bind (a function's `import torch.cuda as tc`)."""
+    local: dict[str, list[str | None]] = {}
+    for found in ast.walk(statement):
+        if isinstance(found, (ast.Import, ast.ImportFrom)):
+            for name, dotted in import_bindings(found):
+                local.setdefault(name, []).append(dotted)
+    return local
+
+
+def may_leave_alone(
+    statements: Sequence[ast.stmt], names: Mapping[str, Sequence[str | None]], target: Target
+) -> bool:
+    """Whether `region` may find, in these statements, an `if` chain or `assert` that names
+    the source device or backend (all NPU077 reports): a necessary condition read from the
+    stdlib tree. A test must name the target device or backend, or the source device, in a
+    name (an import's alias by what it binds), an attribute or a string; the statement must
+    name the source device or backend somewhere."""
+    tested = frozenset({target.device_type, target.dist_backend, target.source_device_type})
+    source = (target.source_device_type, target.source_dist_backend)
+    for statement in statements:
+        local = _local_names(statement)
+        scope: Mapping[str, Sequence[str | None]] = (
+            {**names, **{k: [*names.get(k, ()), *v] for k, v in local.items()}} if local else names
+        )
+        for node in ast.walk(statement):
+            if isinstance(node, ast.If):
+                tests: list[ast.expr] = [link.test for link in _ast_chain(node)]
+            elif isinstance(node, ast.Assert):
+                tests = [node.test]
+            else:
+                continue
+            if not any(_ast_tests(test, scope, tested) for test in tests):
+                continue
+            if _ast_mentions(node, source):
+                return True
+    return False
+
+
+def _ast_mentions(node: ast.stmt, source: Sequence[str]) -> bool:
+    """`mentions_source` on the stdlib tree, a superset: every identifier counts (LibCST
+    spells attributes, keywords, parameters and imported names as `Name` nodes too), every
+    string and bytes literal by its text, and comparisons that accept the target are not
+    left out."""
+    wanted = set(source)
+    for found in ast.walk(node):
+        if isinstance(found, ast.Constant):
+            value = found.value
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(value, str) and any(word in value.lower() for word in source):
+                return True
+            continue
+        for field in found._fields:
+            value = getattr(found, field, None)
+            if isinstance(value, str) and not wanted.isdisjoint(_words(value)):
+                return True
+            if (
+                isinstance(value, list)
+                and value
+                and isinstance(value[0], str)
+                and any(not wanted.isdisjoint(_words(item)) for item in value)
+            ):
+                return True
+    return False

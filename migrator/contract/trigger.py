@@ -25,6 +25,10 @@ engine's business. The trigger holds
   (`migrator.analysis.ast_lines.qualified_names`: every dotted name with its head resolved
   through the imports that may bind it, and every name its imports name), for a rule
   that acts only on nodes whose `qualname()` (or import) is one of a few;
+  `region(view)`, a necessary condition on one region (`RegionView`: its stdlib
+  statements, the module's import bindings, the target and the rule's `facts`), for a
+  rule whose decision can be foreseen from the stdlib tree once names resolve (NPU062
+  needs a float64 dtype and a device, NPU077 an `if`/`assert` whose test names a device);
   `always(view)`, a sufficient condition that makes the rule run on a file its `files` and
   `paths` admit even without a token (an `--entry` file; a rule that reports a missing
   construct); and `facts(tree)`, what the rule reads of the whole file's stdlib tree, the
@@ -41,7 +45,7 @@ import enum
 import fnmatch
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from migrator.core.options import RuleOptions
@@ -84,6 +88,21 @@ class FileView:
 Gate = Callable[[FileView], bool]
 StatementGate = Callable[[ast.stmt, Target], bool]
 NamesGate = Callable[[frozenset[str], FileView], bool]
+
+
+@dataclass(frozen=True)
+class RegionView:
+    """One region as a `region` gate sees it: its stdlib statements, the module's import
+    bindings (`ModuleBindings.names`: each name, the dotted names imports bind it to), the
+    target and what the rule's `facts` read of the whole file."""
+
+    statements: Sequence[ast.stmt]
+    names: Mapping[str, Sequence[str | None]]
+    target: Target = NPU
+    facts: object = None
+
+
+RegionGate = Callable[[RegionView], bool]
 Facts = Callable[[ast.Module], object]
 
 
@@ -101,6 +120,7 @@ class Trigger:
     gate: Gate | None = None
     statement_gate: StatementGate | None = None
     names: NamesGate | None = None
+    region: RegionGate | None = None
     always: Gate | None = None
     facts: Facts | None = None
 
@@ -149,6 +169,9 @@ class Trigger:
     def names_pass(self, names: Callable[[], frozenset[str]], view: FileView) -> bool:
         """Whether the `names` gate admits a region (`names`: computes its qualified names)."""
         return self.names is None or self.names(names(), view)
+
+    def region_passes(self, view: RegionView) -> bool:
+        return self.region is None or self.region(view)
 
     def file_facts(self, tree: ast.Module) -> object:
         return None if self.facts is None else self.facts(tree)

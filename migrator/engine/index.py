@@ -39,7 +39,7 @@ INDEX_FILE = "triggers.json"
 COMMAND = "python -m migrator.engine.write_index"
 # The Trigger fields the index writes as data; the callables are written apart.
 _DATA_FIELDS = ("tokens", "patterns", "words", "unit", "paths", "files", "notebooks")
-_CALLABLE_FIELDS = ("gate", "statement_gate", "names", "always", "facts")
+_CALLABLE_FIELDS = ("gate", "statement_gate", "names", "region", "always", "facts")
 
 
 class IndexWriteError(Exception):

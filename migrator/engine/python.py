@@ -18,8 +18,8 @@ after it in the run's order, runs on one full parse of what the per-region passe
 an import a rule asks for is written on a parse of the module's head only. What the
 engine skips it reads from each rule's `Trigger` (`migrator.contract.trigger`): tokens
 (whole words for `words=True`) and patterns, the `gate` (a rule whose gate says it cannot
-act in the file is left out first, before any whole-module parse), the `statement_gate`
-(per region), `always` and `paths`.
+act in the file is left out first, before any whole-module parse), the `statement_gate`,
+`names` and `region` gates (per region), `always` and `paths`.
 `tests/test_fast_path.py` checks on a real corpus that both paths give identical output.
 """
 
@@ -45,7 +45,7 @@ from migrator.analysis.ast_lines import (
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
-from migrator.contract.trigger import FileView
+from migrator.contract.trigger import FileView, RegionView
 from migrator.core.model import Finding, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
@@ -508,6 +508,7 @@ def _active(
     region: Region,
     view: FileView,
     bindings: ModuleBindings,
+    facts: Mapping[str, object],
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
     code, string literals left out), and its statement gate and names gate pass."""
@@ -534,6 +535,14 @@ def _active(
             continue
         if region.statements and not rule.trigger.names_pass(qualified, view):
             continue
+        if (
+            region.statements
+            and rule.trigger.region is not None
+            and not rule.trigger.region_passes(
+                RegionView(region.statements, bindings.names, view.target, facts.get(rule.code))
+            )
+        ):
+            continue
         active.append(rule)
     return active
 
@@ -551,7 +560,7 @@ def _by_region(
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        active = _active(rules, patterns, body, region, view, run.bindings)
+        active = _active(rules, patterns, body, region, view, run.bindings, run.facts)
         if not active:
             continue
         header = region.header
