@@ -16,7 +16,7 @@ import inspect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -161,6 +161,11 @@ class Rule:
         return self.ctx.target
 
 
+def _hook(cls: type, name: str) -> str:
+    """`name` when the class has such a method (LibCST's visitor dispatch), else ""."""
+    return name if callable(getattr(cls, name, None)) else ""
+
+
 class PythonRule(Rule, cst.CSTTransformer):
     """A rule that rewrites Python code with LibCST.
 
@@ -179,6 +184,19 @@ class PythonRule(Rule, cst.CSTTransformer):
     # not depend on the device, set this False.
     leaves_device_regions: ClassVar[bool] = True
 
+    # The `visit_<Node>` / `leave_<Node>` (and `_<field>`) method names of each rule class,
+    # by node type: "" where it has none. LibCST's own dispatch formats a name and calls
+    # getattr for every node and every field of it, in every pass.
+    _visits: ClassVar[dict[type, str]] = {}
+    _leaves: ClassVar[dict[type, str]] = {}
+    _attribute_visits: ClassVar[dict[tuple[type, str], str]] = {}
+    _attribute_leaves: ClassVar[dict[tuple[type, str], str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._visits, cls._leaves = {}, {}
+        cls._attribute_visits, cls._attribute_leaves = {}, {}
+
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
         cst.CSTTransformer.__init__(self)
@@ -194,17 +212,43 @@ class PythonRule(Rule, cst.CSTTransformer):
             if found is not None and self.leaves_device_regions:
                 self.left_alone(node, found)
                 return False
-        return super().on_visit(node)
+        # What CSTTransformer.on_visit does, with the method found once per node type.
+        name = self._visits.get(kind)
+        if name is None:
+            name = self._visits[kind] = _hook(type(self), f"visit_{kind.__name__}")
+        return not name or getattr(self, name)(node) is not False
 
     def on_leave(
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
-        result = super().on_leave(original_node, updated_node)
         kind = type(original_node)
+        name = self._leaves.get(kind)
+        if name is None:
+            name = self._leaves[kind] = _hook(type(self), f"leave_{kind.__name__}")
+        result = getattr(self, name)(original_node, updated_node) if name else updated_node
         if kind is cst.If or kind is cst.Assert:
             device_regions.hand_on(self.ctx.shared.device_regions, original_node, result)
         self.names.leave(original_node)
         return result
+
+    # LibCST calls these for every field of every node; most rules have no such method.
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        key = (type(node), attribute)
+        name = self._attribute_visits.get(key)
+        if name is None:
+            name = f"visit_{key[0].__name__}_{attribute}"
+            name = self._attribute_visits[key] = _hook(type(self), name)
+        if name:
+            getattr(self, name)(node)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        key = (type(original_node), attribute)
+        name = self._attribute_leaves.get(key)
+        if name is None:
+            name = f"leave_{key[0].__name__}_{attribute}"
+            name = self._attribute_leaves[key] = _hook(type(self), name)
+        if name:
+            getattr(self, name)(original_node)
 
     # Code every device rule leaves alone (see migrator.analysis.device_regions) ----------
     def device_region(self, node: cst.CSTNode) -> device_regions.Region | None:
