@@ -64,7 +64,7 @@ class NpuRuntimeSettings(EntryPointSetup):
     )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        code = original_node.code
+        code = self.ctx.shared.code(original_node)
         if any(setting in code for setting in _SETTINGS):
             return updated_node
         return super().leave_Module(original_node, updated_node)

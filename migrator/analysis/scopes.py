@@ -45,6 +45,19 @@ class PassCache:
         # run itself rewrote (`torch.cuda.is_available()` -> `torch.npu...`) must not make
         # the next rule take the chain for code that already handled the NPU.
         self.device_regions: Decisions = {}
+        # The text of the tree the passes walk, when the engine has it (see `code`).
+        self._code: tuple[cst.Module, str] | None = None
+
+    def know_code(self, module: cst.Module, code: str) -> None:
+        """Say that `code` is `module.code` (the text it was parsed from, or generated)."""
+        self._code = (module, code)
+
+    def code(self, module: cst.Module) -> str:
+        """`module.code`, without generating it again when the engine already has it (on a
+        large module, generating its code takes as long as a rule's pass)."""
+        if self._code is None or self._code[0] is not module:
+            self._code = (module, module.code)
+        return self._code[1]
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
         if self._module is not module or self._positions is None:

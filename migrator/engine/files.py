@@ -55,6 +55,7 @@ def migrate_python(
     inherited: ModuleBindings,
     project: ProjectView,
     aliases: Mapping[str, str],
+    matched: bool = False,
 ) -> Outcome:
     """`migrator.engine.python.migrate_python`, imported on the first file that needs it
     (it imports LibCST)."""
@@ -62,7 +63,7 @@ def migrate_python(
 
     return python.migrate_python(
         text, path, rules, target, options, full=full, inherited=inherited, project=project,
-        aliases=aliases,
+        aliases=aliases, matched=matched,
     )  # fmt: skip
 
 
@@ -124,15 +125,18 @@ class _Prepared:
 
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
-        inherited: ModuleBindings = EMPTY,
+        inherited: ModuleBindings = EMPTY, matched: bool = False,
     ) -> Outcome:  # fmt: skip
-        """Rules, then (with --annotate) TODO comments placed on the migrated text."""
+        """Rules, then (with --annotate) TODO comments placed on the migrated text
+        (`matched`: the caller kept only the rules whose trigger admits `rel` and matches
+        `text` or is forced, so that is not checked again)."""
         settings = self.settings
 
         def run(source: str) -> Outcome:
             return migrate_python(
                 source, rel, rules, settings.target, options, full=settings.full,
                 inherited=inherited, project=settings.project, aliases=self.aliases,
+                matched=matched and source is text,
             )  # fmt: skip
 
         outcome = run(text)
@@ -153,7 +157,8 @@ class _Prepared:
         text = decoded.text
         entries = self.python_entries
         settings = self.settings
-        if not (settings.full or settings.annotate or MARKER in text):
+        matched = not (settings.full or settings.annotate or MARKER in text)
+        if matched:
             # The rules `migrate_python` would keep for this file (the others it drops
             # unread), so only they are imported; with none it would return the text.
             view = FileView(rel, text, settings.options, settings.project, settings.target)
@@ -165,7 +170,9 @@ class _Prepared:
             ]
             if not entries:
                 return _result(rel, data, decoded.encode(text), Outcome(text))
-        found = self._run_python(rel, text, self._classes(entries), settings.options)
+        found = self._run_python(
+            rel, text, self._classes(entries), settings.options, matched=matched
+        )
         return _result(rel, data, decoded.encode(found.text), found)
 
     def _triggered(self, trigger: Trigger, rel: str, text: str) -> bool:

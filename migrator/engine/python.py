@@ -284,6 +284,8 @@ class _Run:
         """Run each rule over `module` in turn (`code`: its text, when the caller has it;
         `line_map`: the original line of each of its lines, when earlier passes moved them)."""
         shared = PassCache(walrus)
+        if code is not None:
+            shared.know_code(module, code)
         for rule_class in rules:
             ctx = RuleContext(
                 path=self.path,
@@ -308,6 +310,7 @@ class _Run:
                     line_map = remap_lines(code, new_code, line_map)
                 code = new_code
                 module = new_module
+                shared.know_code(module, code)
             # A pass that reported no edit made none (rules edit only through edit() and
             # record()): the next rule gets the same tree, and its cached positions.
             self.findings.extend(ctx.findings)
@@ -369,18 +372,22 @@ def migrate_python(
     inherited: ModuleBindings = EMPTY,
     project: ProjectView = EMPTY_PROJECT,
     aliases: Mapping[str, str] | None = None,
+    matched: bool = False,
 ) -> Outcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
     `inherited` holds names bound before this text runs (earlier notebook cells); `project`
     is the run's project view, which rules read as `ctx.project`; `aliases` maps retired
-    codes to their successors, for `# migrate: ignore[...]` comments that name one.
+    codes to their successors, for `# migrate: ignore[...]` comments that name one;
+    `matched`: the caller kept only rules whose trigger admits `path` and matches `text`
+    or is forced (the engine's pre-filter), so their tokens are not searched again.
     """
     aliases = aliases or {}
-    rules = [rule for rule in rules if rule.trigger.admits(path)]
+    if not matched:
+        rules = [rule for rule in rules if rule.trigger.admits(path)]
     view = FileView(path, text, options, project, target)
     forced = {rule for rule in rules if rule.trigger.forced(view)}
-    if not full:
+    if not full and not matched:
         rules = [
             rule
             for rule in rules
