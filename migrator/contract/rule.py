@@ -13,6 +13,7 @@ Its docstring says why; `--explain` and the README print it. Name resolution liv
 from __future__ import annotations
 
 import inspect
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -161,9 +162,16 @@ class Rule:
         return self.ctx.target
 
 
+# `visit_If_body`, `leave_Try_orelse`: a hook LibCST calls around one field of a node.
+_FIELD_HOOK = re.compile(r"(?:visit|leave)_[A-Z][A-Za-z]*_[a-z]")
+
+
 def _hook(cls: type, name: str) -> str:
-    """`name` when the class has such a method (LibCST's visitor dispatch), else ""."""
-    return name if callable(getattr(cls, name, None)) else ""
+    """`name` when the class has such a method (LibCST's visitor dispatch), else "": the
+    stubs LibCST's typed base classes define for every node and field, marked as doing
+    nothing, count as none."""
+    found = getattr(cls, name, None)
+    return name if callable(found) and not getattr(found, "_is_no_op", False) else ""
 
 
 class PythonRule(Rule, cst.CSTTransformer):
@@ -196,6 +204,13 @@ class PythonRule(Rule, cst.CSTTransformer):
         super().__init_subclass__(**kwargs)
         cls._visits, cls._leaves = {}, {}
         cls._attribute_visits, cls._attribute_leaves = {}, {}
+        # A class with no field hook at all answers LibCST's two calls per field with a C
+        # function of two arguments that does nothing (a builtin binds no `self`).
+        hooks = any(_FIELD_HOOK.match(name) and _hook(cls, name) for name in dir(cls))
+        for name in ("on_visit_attribute", "on_leave_attribute"):
+            own = vars(PythonRule)[name]
+            if getattr(cls, name) in (own, operator.is_):  # not a class's own override
+                setattr(cls, name, own if hooks else operator.is_)
 
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
