@@ -30,7 +30,7 @@ import bisect
 import difflib
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -46,7 +46,7 @@ from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bind
 from migrator.analysis.scopes import PassCache
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.contract.trigger import FileView, RegionView
-from migrator.core.model import Finding, Outcome, settled
+from migrator.core.model import Finding, FixAvailability, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.core.target import Target
@@ -416,26 +416,72 @@ def migrate_python(
         return outcome
     bindings = chain(inherited, module_bindings(tree))
     # What a rule learns from the whole file's ast, the same for a region as for the module.
-    facts = {rule.code: rule.trigger.file_facts(tree) for rule in rules}
+    facts = _Facts(tree, rules)
     run = _Run(path, target, options, bindings, suppressions, facts, project)
-    # Rules run in their order (priority, code). Those before the first whole-module rule
-    # run by region; from that rule on, on one whole parse of what they left.
-    first_whole = next((i for i, rule in enumerate(rules) if rule.trigger.whole_module), None)
+    early, late = _phases(rules)
     if full:
         new_text = _whole(text, rules, run)
-    elif first_whole is None:
+    elif not late:
         new_text = _by_region(text, tree, rules, run, view)
         if run.imports:
             # The rules have run; only the import block is left to write.
             new_text = _with_imports(new_text, run.imports)
     else:
-        early, late = rules[:first_whole], rules[first_whole:]
         new_text = _by_region(text, tree, early, run, view) if early else text
         new_text = _whole(new_text, late, run, original=text)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
     return outcome
+
+
+class _Facts(Mapping[str, object]):
+    """What each rule's `facts` read of the whole file's ast, read the first time the rule
+    is asked about (most rules whose tokens a large file holds never become active in one
+    of its regions, and some facts walk the whole tree)."""
+
+    def __init__(self, tree: ast.Module, rules: Sequence[type[PythonRule]]) -> None:
+        self._tree = tree
+        self._triggers = {rule.code: rule.trigger for rule in rules}
+        self._found: dict[str, object] = {}
+
+    def __getitem__(self, code: str) -> object:
+        if code not in self._found:
+            self._found[code] = self._triggers[code].file_facts(self._tree)
+        return self._found[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._triggers)
+
+    def __len__(self) -> int:
+        return len(self._triggers)
+
+
+def _phases(
+    rules: Sequence[type[PythonRule]],
+) -> tuple[list[type[PythonRule]], list[type[PythonRule]]]:
+    """The rules that run by region, and those that run after them on one whole parse.
+
+    Rules run in their order (priority, code). Those before the first whole-module rule
+    run by region; from that rule on, on one whole parse of what they left. A rule that
+    only reports (`FixAvailability.NEVER`) changes no text, so while the rules from the
+    first whole-module rule on only report, the ones among them that work by statement
+    still run by region (NPU091-NPU093 after NPU082 and NPU090): every rule still sees the
+    text it would have seen, and the whole parse serves only the whole-module rules and
+    the rules from the first one that edits.
+    """
+    first_whole = next((i for i, rule in enumerate(rules) if rule.trigger.whole_module), None)
+    if first_whole is None:
+        return list(rules), []
+    early: list[type[PythonRule]] = list(rules[:first_whole])
+    late: list[type[PythonRule]] = []
+    for index in range(first_whole, len(rules)):
+        rule = rules[index]
+        if rule.fix_availability is not FixAvailability.NEVER:
+            late.extend(rules[index:])
+            break
+        (late if rule.trigger.whole_module else early).append(rule)
+    return early, late
 
 
 def _uses_inherited_alias(rule: type[PythonRule], inherited: ModuleBindings, text: str) -> bool:

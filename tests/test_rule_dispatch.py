@@ -1,0 +1,145 @@
+"""PythonRule's own visitor dispatch calls what LibCST's would: a rule's `visit_<Node>`,
+`leave_<Node>` and field hooks (`visit_If_test`), found once per node type; a class with
+no field hook skips LibCST's two calls per field; LibCST's no-op stubs count as none. And
+the engine's phases: report-only rules after a report-only whole-module rule still run by
+region."""
+
+from __future__ import annotations
+
+import operator
+from typing import ClassVar
+
+import libcst as cst
+
+from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, Trigger
+from migrator.core.model import FixAvailability
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.python import _phases, migrate_python
+
+SOURCE = "if a:\n    x = b\nelse:\n    y = c\n"
+
+
+class _Seen(PythonRule):
+    """Records what it is called for. Why: a test."""
+
+    code = "TST001"
+    action = "review"
+    name = "seen"
+    summary = "Records visits (test)."
+    fix_availability = FixAvailability.NEVER
+    trigger = Trigger(tokens=("if",))
+    calls: ClassVar[list[str]] = []
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        self.calls.append(f"visit {node.value}")
+        return True
+
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        self.calls.append("leave Assign")
+        return updated_node
+
+    def visit_If_test(self, node: cst.If) -> None:
+        self.calls.append("test")
+
+    def leave_If_orelse(self, node: cst.If) -> None:
+        self.calls.append("orelse done")
+
+
+class _Skips(_Seen):
+    """Skips the else branch. Why: a test of a visit that returns False."""
+
+    code = "TST002"
+    calls: ClassVar[list[str]] = []
+
+    def visit_Else(self, node: cst.Else) -> bool:
+        return False
+
+
+class _Plain(PythonRule):
+    """No field hook. Why: a test."""
+
+    code = "TST003"
+    action = "review"
+    name = "plain"
+    summary = "No field hooks (test)."
+    trigger = Trigger(tokens=("if",))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        pass
+
+
+def _walk(rule: type[PythonRule]) -> None:
+    module = cst.parse_module(SOURCE)
+    ctx = RuleContext(path="t.py", target=NPU, options=RuleOptions())
+    ctx.begin_pass(module)
+    module.visit(rule(ctx))
+
+
+def test_hooks_are_called_in_libcsts_order() -> None:
+    _walk(_Seen)
+    assert _Seen.calls == [
+        "test", "visit a", "visit x", "visit b", "leave Assign",
+        "visit y", "visit c", "leave Assign", "orelse done",
+    ]  # fmt: skip
+
+
+def test_a_visit_that_returns_false_skips_the_children() -> None:
+    _walk(_Skips)
+    assert _Skips.calls == ["test", "visit a", "visit x", "visit b", "leave Assign", "orelse done"]
+
+
+def test_a_class_without_field_hooks_skips_them_and_a_subclass_with_one_gets_them() -> None:
+    assert vars(_Plain)["on_visit_attribute"] is operator.is_
+    assert vars(_Plain)["on_leave_attribute"] is operator.is_
+    assert _Seen.on_visit_attribute is vars(PythonRule)["on_visit_attribute"]
+
+    class _WithHook(_Plain):
+        """Adds a field hook. Why: a test."""
+
+        def visit_If_body(self, node: cst.If) -> None:
+            pass
+
+    assert _WithHook.on_visit_attribute is vars(PythonRule)["on_visit_attribute"]
+    # LibCST's typed stubs (visit_Name for every visitor) are not hooks.
+    assert _Plain._visits == {}
+    _walk(_Plain)
+    assert _Plain._visits[cst.Name] == "visit_Name"
+    assert _Plain._visits[cst.If] == ""
+
+
+def test_report_only_rules_after_report_only_whole_module_rules_run_by_region() -> None:
+    catalog = registry.load()
+    rules = sorted(
+        (rule for rule in catalog.for_profile(catalog.profile("generic"))  # type: ignore[arg-type]
+         if issubclass(rule, PythonRule)),
+        key=lambda rule: (rule.priority, rule.code),
+    )  # fmt: skip
+    early, late = _phases(rules)
+    assert [rule.code for rule in late] == ["NPU082", "NPU090", "NPU030"]
+    assert {"NPU083", "NPU091", "NPU092", "NPU093"} <= {rule.code for rule in early}
+    assert all(not rule.trigger.whole_module for rule in early)
+    # From the first rule that edits on, every rule runs on the whole parse, in order.
+    dit = sorted(
+        (rule for rule in catalog.for_profile(catalog.profile("dit4dit"))  # type: ignore[arg-type]
+         if issubclass(rule, PythonRule)),
+        key=lambda rule: (rule.priority, rule.code),
+    )  # fmt: skip
+    early, late = _phases(dit)
+    first = next(i for i, rule in enumerate(dit) if rule.trigger.whole_module)
+    assert early == dit[:first] and late == dit[first:]
+
+
+def test_a_suggestion_after_the_whole_module_rules_reports_as_on_the_full_path() -> None:
+    catalog = registry.load()
+    generic = catalog.for_profile(catalog.profile("generic"))  # type: ignore[arg-type]
+    rules = [rule for rule in generic if issubclass(rule, PythonRule)]
+    text = (
+        "import torch\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n"
+        "    loss = model(torch.ones(2).cuda()).sum()\n    loss.backward()\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    assert (fast.text, fast.findings) == (full.text, full.findings)
+    assert {"NPU030", "NPU090"} <= {finding.code for finding in fast.findings}
