@@ -108,32 +108,28 @@ def test_a_class_without_field_hooks_skips_them_and_a_subclass_with_one_gets_the
     assert _Plain._visits[cst.If] == ""
 
 
-def test_report_only_rules_after_report_only_whole_module_rules_run_by_region() -> None:
+def _ordered(profile: str) -> list[type[PythonRule]]:
+    """A profile's Python rules in the order a run applies them (priority, code)."""
     catalog = registry.load()
-    rules = sorted(
-        (rule for rule in catalog.for_profile(catalog.profile("generic"))  # type: ignore[arg-type]
-         if issubclass(rule, PythonRule)),
-        key=lambda rule: (rule.priority, rule.code),
-    )  # fmt: skip
-    early, late = _phases(rules)
+    chosen = catalog.for_profile(catalog.profile(profile))  # type: ignore[arg-type]
+    rules = [rule for rule in chosen if issubclass(rule, PythonRule)]
+    return sorted(rules, key=lambda rule: (rule.priority, rule.code))
+
+
+def test_report_only_rules_after_report_only_whole_module_rules_run_by_region() -> None:
+    early, late = _phases(_ordered("generic"))
     assert [rule.code for rule in late] == ["NPU082", "NPU090", "NPU030"]
     assert {"NPU083", "NPU091", "NPU092", "NPU093"} <= {rule.code for rule in early}
     assert all(not rule.trigger.whole_module for rule in early)
     # From the first rule that edits on, every rule runs on the whole parse, in order.
-    dit = sorted(
-        (rule for rule in catalog.for_profile(catalog.profile("dit4dit"))  # type: ignore[arg-type]
-         if issubclass(rule, PythonRule)),
-        key=lambda rule: (rule.priority, rule.code),
-    )  # fmt: skip
+    dit = _ordered("dit4dit")
     early, late = _phases(dit)
     first = next(i for i, rule in enumerate(dit) if rule.trigger.whole_module)
     assert early == dit[:first] and late == dit[first:]
 
 
 def test_a_suggestion_after_the_whole_module_rules_reports_as_on_the_full_path() -> None:
-    catalog = registry.load()
-    generic = catalog.for_profile(catalog.profile("generic"))  # type: ignore[arg-type]
-    rules = [rule for rule in generic if issubclass(rule, PythonRule)]
+    rules = _ordered("generic")
     text = (
         "import torch\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n"
         "    loss = model(torch.ones(2).cuda()).sum()\n    loss.backward()\n\n\n"
