@@ -9,8 +9,8 @@ from typing import Literal
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, last_line
-from migrator.analysis.bindings import dotted_parts, import_bindings, module_bindings
+from migrator.analysis.ast_lines import first_line, last_line, summary
+from migrator.analysis.bindings import dotted_parts, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
@@ -189,14 +189,15 @@ def _may_report(region: RegionView) -> bool:
                     and bool(node.args)
                     and _numpy_dtype(node.args[0])
                 )
-            elif kind is ast.Import or kind is ast.ImportFrom:
-                assert isinstance(node, (ast.Import, ast.ImportFrom))
-                for _, dotted in import_bindings(node):
-                    tail = dotted.rsplit(".", 1)[-1]
-                    f64 = f64 or tail in _F64_NAMES
-                    device = device or tail in _COLLECTIVES
             if f64 and device:
                 return True
+        # A function's own imports: `from numpy import float64 as F8` inside it.
+        for _, dotted in summary(statement).imports:
+            tail = dotted.rsplit(".", 1)[-1]
+            f64 = f64 or tail in _F64_NAMES
+            device = device or tail in _COLLECTIVES
+        if f64 and device:
+            return True
     return False
 
 

@@ -33,7 +33,7 @@ from enum import Enum
 
 import libcst as cst
 
-from migrator.analysis.bindings import import_bindings
+from migrator.analysis.ast_lines import summary
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.core.target import Target
 
@@ -411,16 +411,6 @@ def _ast_chain(node: ast.If) -> Iterator[ast.If]:
         current = current.orelse[0] if len(current.orelse) == 1 else None
 
 
-def _local_names(statement: ast.stmt) -> dict[str, list[str | None]]:
-    """What the statement's own imports bind (a function's `import torch.cuda as tc`)."""
-    local: dict[str, list[str | None]] = {}
-    for found in ast.walk(statement):
-        if isinstance(found, (ast.Import, ast.ImportFrom)):
-            for name, dotted in import_bindings(found):
-                local.setdefault(name, []).append(dotted)
-    return local
-
-
 def may_leave_alone(
     statements: Sequence[ast.stmt], names: Mapping[str, Sequence[str | None]], target: Target
 ) -> bool:
@@ -432,10 +422,13 @@ def may_leave_alone(
     tested = frozenset({target.device_type, target.dist_backend, target.source_device_type})
     source = (target.source_device_type, target.source_dist_backend)
     for statement in statements:
-        local = _local_names(statement)
-        scope: Mapping[str, Sequence[str | None]] = (
-            {**names, **{k: [*names.get(k, ()), *v] for k, v in local.items()}} if local else names
-        )
+        # A function's own imports count too (`import torch.cuda as tc` inside it).
+        scope: Mapping[str, Sequence[str | None]] = names
+        if summary(statement).imports:
+            merged: dict[str, list[str | None]] = {k: list(v) for k, v in names.items()}
+            for name, dotted in summary(statement).imports:
+                merged.setdefault(name, []).append(dotted)
+            scope = merged
         for node in ast.walk(statement):
             if isinstance(node, ast.If):
                 tests: list[ast.expr] = [link.test for link in _ast_chain(node)]
