@@ -92,4 +92,7 @@ def test_nested_class_regions_give_the_full_paths_output() -> None:
 def test_positions_match_libcsts_metadata_wrapper() -> None:
     module = cst.parse_module(NESTED.replace("\n", "\r\n", 3))
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    assert dict(code_positions(module)) == dict(expected)
+    assert dict(code_positions(module)) == {
+        node: (where.start.line, where.start.column, where.end.line, where.end.column)
+        for node, where in expected.items()
+    }

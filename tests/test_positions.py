@@ -27,6 +27,20 @@ SOURCES = {
     ),
     "crlf_and_tabs": "if x:\r\n\ty = [\r\n\t\t1,\r\n\t]\r\n",
     "strings_and_walrus": 'f"{a!r:>{w}}"\nif (n := len(b)) > 1:\n    pass\n',
+    # Compound statements whose syntactic position ends at their body's last statement
+    # (`end_node`) or spans a block's statements (`start_node`), decorators, else and
+    # finally clauses, a multi-line string, a semicolon line, no trailing newline.
+    "compound": (
+        "@dec(1)\n@other\ndef f(a,\n      b=2):\n    try:\n        x = 1; y = 2\n"
+        "    except (A, B) as e:\n        pass\n    else:\n        z = '''a\nb'''\n"
+        "    finally:\n        del x\n    while a:\n        break\n    else:\n"
+        "        continue\n    with open(p) as h, q:  # note\n        return [i for i in h]\n"
+        "class C(B, metaclass=M): x = 1\nfor i in range(3): pass\n"
+        "match v:\n    case [1, *rest] if rest:\n        pass\n    case _:\n        ..."
+    ),
+    "cr_newlines": "x = [1,\r     2]\ry = 3\r",
+    "empty": "",
+    "comments_only": "# a\n\n# b\n",
 }
 
 
@@ -45,4 +59,8 @@ def test_installed_libcst_is_in_the_checked_range() -> None:
 def test_code_positions_equal_the_metadata_wrappers(name: str) -> None:
     module = cst.parse_module(SOURCES[name])
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    assert dict(code_positions(module)) == dict(expected)
+    as_tuples = {
+        node: (where.start.line, where.start.column, where.end.line, where.end.column)
+        for node, where in expected.items()
+    }
+    assert dict(code_positions(module)) == as_tuples

@@ -16,7 +16,6 @@ from functools import partial
 from typing import cast
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from migrator.analysis.bindings import Binding, ModuleBindings
 from migrator.analysis.cst_helpers import (
@@ -26,7 +25,7 @@ from migrator.analysis.cst_helpers import (
     is_availability_test,
 )
 from migrator.analysis.device_regions import Decisions
-from migrator.analysis.positions import code_positions
+from migrator.analysis.positions import Span, code_positions
 from migrator.analysis.statements import suites
 
 
@@ -37,7 +36,7 @@ class PassCache:
         # False when the code has no `:=`: scopes are then read off statements alone.
         self.walrus = walrus
         self._module: cst.Module | None = None
-        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._positions: Mapping[cst.CSTNode, Span] | None = None
         # id(node) -> (node, names): the node is kept so its id cannot be reused.
         self.scopes: dict[int, tuple[cst.CSTNode, dict[str, Binding]]] = {}
         # id(if or assert) -> (node, region or None), decided on the tree as it was before
@@ -59,7 +58,7 @@ class PassCache:
             self._code = (module, module.code)
         return self._code[1]
 
-    def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, Span]:
         if self._module is not module or self._positions is None:
             self._module, self._positions = module, code_positions(module)
         return self._positions

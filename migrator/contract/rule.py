@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange
 
 from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
+from migrator.analysis.positions import Span
 from migrator.analysis.scopes import PassCache, Scopes
 from migrator.contract.trigger import TokenPattern as TokenPattern
 from migrator.contract.trigger import Trigger as Trigger
@@ -88,7 +88,7 @@ class RuleContext:
     # Text files: (first, last) line of the command holding each line, for suppressions.
     spans: list[tuple[int, int]] | None = None
     _module: cst.Module | None = None
-    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    _positions: Mapping[cst.CSTNode, Span] | None = None
     # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
     # so positions and scope bindings worked out once serve the next rule too.
     shared: PassCache = field(default_factory=lambda: PassCache())
@@ -103,12 +103,8 @@ class RuleContext:
         if self._positions is None:
             assert self._module is not None, "begin_pass() was not called"
             self._positions = self.shared.positions(self._module)
-        where = self._positions[node]
-        return (
-            self._original_line(where.start.line),
-            where.start.column + 1,
-            self._original_line(where.end.line),
-        )
+        line, column, end_line, _ = self._positions[node]
+        return (self._original_line(line), column + 1, self._original_line(end_line))
 
     def _original_line(self, line: int) -> int:
         if self.line_map is not None and 0 < line <= len(self.line_map):
