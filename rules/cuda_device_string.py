@@ -247,6 +247,8 @@ class CudaDeviceString(StringPositionRule):
         ),
         statement_gate=_has_source_literal,
         facts=literal_only_names,
+        # Every literal it marks is a "cuda" string on a line of the statement it edits.
+        local=True,
     )
 
     kind = "device"

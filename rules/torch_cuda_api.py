@@ -126,6 +126,9 @@ class TorchCudaApi(PythonRule):
             TokenPattern(".cuda_stream", r"\.cuda_stream\b"),
         ),
         facts=_stream_handle_facts,
+        # What it rewrites or warns at spells torch.cuda, .cuda or .cuda_stream (or an
+        # import alias of them) on a line of its own statement.
+        local=True,
     )
     examples = (
         Example(

@@ -26,6 +26,24 @@ def last_line(node: ast.stmt) -> int:
     return node.end_lineno or node.lineno
 
 
+def logical_groups(
+    statements: Sequence[ast.stmt], lines: Sequence[str]
+) -> list[tuple[int, int, list[ast.stmt]]]:
+    """Statements glued together because they share a logical line (`a = 1; b = 2`, or
+    `a = 1; \\` with `b = 2` on the next line), as LibCST
+    keeps them in one `SimpleStatementLine` (the engine's regions never start mid-line)."""
+    groups: list[tuple[int, int, list[ast.stmt]]] = []
+    for stmt in statements:
+        first, last = first_line(stmt), last_line(stmt)
+        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
+        if groups and (first <= groups[-1][1] or continued):
+            start, end, members = groups[-1]
+            groups[-1] = (start, max(end, last), [*members, stmt])
+        else:
+            groups.append((first, last, [stmt]))
+    return groups
+
+
 def _line_starts(lines: Sequence[str]) -> list[int]:
     starts: list[int] = []
     offset = 0

@@ -87,6 +87,9 @@ class RuleContext:
     imports: list[ImportRequest] = field(default_factory=list)
     # Text files: (first, last) line of the command holding each line, for suppressions.
     spans: list[tuple[int, int]] | None = None
+    # ids of the statements the pass does not walk into: a `local` rule's statements
+    # that hold none of its tokens (`migrator.analysis.statement_spans.cold`).
+    cold: frozenset[int] | set[int] = frozenset()
     _module: cst.Module | None = None
     _positions: Mapping[cst.CSTNode, Span] | None = None
     # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
@@ -213,9 +216,13 @@ class PythonRule(Rule, cst.CSTTransformer):
         cst.CSTTransformer.__init__(self)
         # Where the walk is: which names are bound, to what (the one name resolver).
         self.names = Scopes(ctx.bindings, ctx.shared)
+        self._cold = ctx.cold
 
     # Name resolution (see migrator.analysis.scopes) --------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._cold and id(node) in self._cold:
+            # Nothing in it for this rule: neither its hooks nor the scopes see it.
+            return False
         self.names.enter(node)
         kind = type(node)
         if kind is cst.If or kind is cst.Assert:
@@ -232,6 +239,8 @@ class PythonRule(Rule, cst.CSTTransformer):
     def on_leave(
         self, original_node: NodeT, updated_node: NodeT
     ) -> NodeT | cst.RemovalSentinel | cst.FlattenSentinel[NodeT]:
+        if self._cold and id(original_node) in self._cold:
+            return updated_node
         kind = type(original_node)
         name = self._leaves.get(kind)
         if name is None:

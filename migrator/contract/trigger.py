@@ -32,7 +32,12 @@ engine's business. The trigger holds
   `always(view)`, a sufficient condition that makes the rule run on a file its `files` and
   `paths` admit even without a token (an `--entry` file; a rule that reports a missing
   construct); and `facts(tree)`, what the rule reads of the whole file's stdlib tree, the
-  same on both engine paths.
+  same on both engine paths;
+- `local=True`: inside a region, the rule is not walked into a statement none of whose
+  lines holds one of its tokens (`migrator.analysis.statement_spans`), for a rule that
+  edits and reports only at nodes of a statement that holds a token, deciding from that
+  statement, the headers around it and name resolution alone (no state gathered from
+  other statements: a rule that follows values through assignments is not local).
 
 A gate must never say False where the rule would act: `tests/test_fast_path.py` runs the
 fast path (which reads the trigger) against the full path (which ignores it).
@@ -123,6 +128,7 @@ class Trigger:
     region: RegionGate | None = None
     always: Gate | None = None
     facts: Facts | None = None
+    local: bool = False
 
     @property
     def whole_module(self) -> bool:

@@ -40,6 +40,8 @@ COMMAND = "python -m migrator.engine.write_index"
 # The Trigger fields the index writes as data; the callables are written apart.
 _DATA_FIELDS = ("tokens", "patterns", "words", "unit", "paths", "files", "notebooks")
 _CALLABLE_FIELDS = ("gate", "statement_gate", "names", "region", "always", "facts")
+# Fields the engine reads only inside a file, from the imported rule class: not indexed.
+_CLASS_FIELDS = ("local",)
 
 
 class IndexWriteError(Exception):
@@ -119,7 +121,7 @@ def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
 
     where = f"{rule.__module__}.{rule.__qualname__}"
     trigger = rule.trigger
-    known = {*_DATA_FIELDS, *_CALLABLE_FIELDS}
+    known = {*_DATA_FIELDS, *_CALLABLE_FIELDS, *_CLASS_FIELDS}
     unknown = [f.name for f in dataclasses.fields(Trigger) if f.name not in known]
     if unknown:
         raise IndexWriteError(

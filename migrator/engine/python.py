@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
+import itertools
 import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,11 +40,13 @@ from migrator.analysis.ast_lines import (
     first_line,
     hot_lines_of,
     last_line,
+    logical_groups,
     qualified_names,
     summary,
 )
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
+from migrator.analysis.statement_spans import Spanned, cold, region_spans
 from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
 from migrator.contract.trigger import FileView, RegionView
 from migrator.core.model import Finding, FixAvailability, Outcome, settled
@@ -106,23 +109,6 @@ def _docstring_lines(node: ast.stmt) -> range:
     return range(0)
 
 
-def _groups(
-    statements: Sequence[ast.stmt], lines: Sequence[str]
-) -> list[tuple[int, int, list[ast.stmt]]]:
-    """Statements glued together because they share a logical line (`a = 1; b = 2`, or
-    `a = 1; \\` with `b = 2` on the next line), so a region never starts mid-line."""
-    groups: list[tuple[int, int, list[ast.stmt]]] = []
-    for stmt in statements:
-        first, last = first_line(stmt), last_line(stmt)
-        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
-        if groups and (first <= groups[-1][1] or continued):
-            start, end, members = groups[-1]
-            groups[-1] = (start, max(end, last), [*members, stmt])
-        else:
-            groups.append((first, last, [stmt]))
-    return groups
-
-
 def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
     index = bisect.bisect_left(hot, first)
     while index < len(hot) and hot[index] <= last:
@@ -135,7 +121,7 @@ def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
 def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()) -> list[Region]:
     """The smallest whole statements that hold every hot line (sorted, disjoint)."""
     regions: list[Region] = []
-    for first, last, members in _groups(tree.body, lines):
+    for first, last, members in logical_groups(tree.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -167,7 +153,7 @@ def _class_regions(
         return None
     inner = f"{header}{indent}class {node.name}:\n"
     regions: list[Region] = []
-    for first, last, members in _groups(node.body, lines):
+    for first, last, members in logical_groups(node.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
         skip = _docstring_lines(members[0]) if len(members) == 1 else range(0)
@@ -280,9 +266,11 @@ class _Run:
         walrus: bool = True,
         code: str | None = None,
         line_map: list[int] | None = None,
+        cold: Mapping[type[PythonRule], set[int]] | None = None,
     ) -> cst.Module:
         """Run each rule over `module` in turn (`code`: its text, when the caller has it;
-        `line_map`: the original line of each of its lines, when earlier passes moved them)."""
+        `line_map`: the original line of each of its lines, when earlier passes moved them;
+        `cold`: for a `local` rule, the ids of the statements it is not walked into)."""
         shared = PassCache(walrus)
         if code is not None:
             shared.know_code(module, code)
@@ -298,6 +286,7 @@ class _Run:
                 facts=self.facts.get(rule_class.code),
                 project=self.project,
                 shared=shared,
+                cold=cold.get(rule_class, frozenset()) if cold else frozenset(),
             )
             ctx.begin_pass(module)
             new_module = module.visit(rule_class(ctx))
@@ -533,7 +522,7 @@ def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
     if any(request.remove for request in requests):
         return _apply_imports(parse_cst(text), requests).code
     lines = split_lines(text)
-    groups = _groups(parse_ast(text).body, lines)
+    groups = logical_groups(parse_ast(text).body, lines)
     after = 1
     while after < len(groups) and _is_import_line(groups[after][2]):
         after += 1
@@ -600,6 +589,56 @@ def _active(
     return active
 
 
+def _spans(
+    module: cst.Module, region: Region, lines: Sequence[str], active: Sequence[type[PythonRule]]
+) -> tuple[Spanned, ...]:
+    """The lines of the region's LibCST statements, when a `local` rule runs there."""
+    if not region.statements or not any(rule.trigger.local for rule in active):
+        return ()
+    return region_spans(module, region.statements, region.header.count("\n"), lines)
+
+
+def _cold(
+    spans: Sequence[Spanned],
+    region: Region,
+    active: Sequence[type[PythonRule]],
+    patterns: Mapping[type[PythonRule], re.Pattern[str]],
+    body: str,
+) -> dict[type[PythonRule], set[int]]:
+    """For each `local` rule, the statements of the region none of its tokens is on: the
+    region's own test (`_active`) on each statement's lines (a line counts when a match
+    starts on it; for a `words` rule, in the code with its string literals blanked).
+
+    An import inside the region binds names its tokens may not spell (`from torch import
+    cuda` in a function, then `cuda.synchronize()`): what such a name looks like counts
+    as a token too, as `alias_tokens` makes a module-level import's names count."""
+    if not spans:
+        return {}
+    starts = [0, *itertools.accumulate(map(len, split_lines(body)))]
+    code: str | None = None
+    nested: dict[str, tuple[str | None, ...]] = {}
+    for node in region.statements:
+        if not _is_import_line([node]):
+            for local, dotted in summary(node).imports:
+                nested[local] = (*nested.get(local, ()), dotted)
+    inner = ModuleBindings(nested) if nested else EMPTY
+    found: dict[type[PythonRule], set[int]] = {}
+    for rule in active:
+        if not rule.trigger.local:
+            continue
+        if rule.trigger.words and code is None:
+            code = without_strings(body)
+        text = code if rule.trigger.words and code is not None else body
+        matches = [match.start() for match in patterns[rule].finditer(text)]
+        aliases = alias_tokens(rule, inner) if nested else ()
+        if aliases:
+            matches += [match.start() for match in compile_parts(aliases).finditer(text)]
+        first = region.first - 1
+        hot = sorted({first + bisect.bisect_right(starts, at) for at in matches})
+        found[rule] = cold(spans, hot)
+    return found
+
+
 def _by_region(
     text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run, view: FileView
 ) -> str:
@@ -619,8 +658,13 @@ def _by_region(
         header = region.header
         offset = region.first - 1 - header.count("\n")
         module = parse_cst(header + body, offset)
+        # Held until the passes are done: the statements' ids stay theirs.
+        spans = _spans(module, region, lines, active)
+        cold_ones = _cold(spans, region, active, patterns, body)
         edits_before = run.edits
-        transformed = run.transform(module, active, offset, ":=" in body, header + body)
+        transformed = run.transform(
+            module, active, offset, ":=" in body, header + body, cold=cold_ones
+        )
         if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.

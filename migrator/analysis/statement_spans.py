@@ -1,0 +1,142 @@
+"""Which lines each LibCST statement of a region spans, and which hold none of a rule's
+tokens, read off the stdlib-`ast` statements the engine already has.
+
+LibCST nodes carry no line numbers; its positions need a code generation of the whole
+tree, which costs as much as a rule's pass. The region's `ast` statements have them, and
+both trees hold the same statements in the same order: a block's `ast` statements,
+grouped by logical line (`logical_groups`), pair one to one with its LibCST statements
+(a `SimpleStatementLine` holds a logical line's small statements). Where the two do not
+pair (a count or a kind differs), the block's statements get no span, so nothing in it
+is skipped.
+
+A rule whose trigger is `local` (see `migrator.contract.trigger`) is not walked into a
+statement that spans no line holding one of its tokens (`cold`).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from migrator.analysis.ast_lines import first_line, last_line, logical_groups
+
+
+@dataclass(frozen=True, slots=True)
+class Spanned:
+    """A LibCST statement (or the `elif` of an `if`), the file lines it spans, and the
+    statements of its blocks. It holds the node, so the node's id is not reused while
+    the engine keeps it."""
+
+    node: cst.CSTNode
+    first: int
+    last: int
+    inner: tuple[Spanned, ...] = ()
+
+
+# The LibCST compound statement each `ast` one is parsed as.
+_KINDS: dict[type[ast.stmt], type[cst.CSTNode]] = {
+    ast.FunctionDef: cst.FunctionDef,
+    ast.AsyncFunctionDef: cst.FunctionDef,
+    ast.ClassDef: cst.ClassDef,
+    ast.If: cst.If,
+    ast.For: cst.For,
+    ast.AsyncFor: cst.For,
+    ast.While: cst.While,
+    ast.With: cst.With,
+    ast.AsyncWith: cst.With,
+    ast.Try: cst.Try,
+    ast.Match: cst.Match,
+}
+
+
+def region_spans(
+    module: cst.Module, statements: Sequence[ast.stmt], depth: int, lines: Sequence[str]
+) -> tuple[Spanned, ...]:
+    """The spans of a region's statements: `module` is the region's LibCST parse, whose
+    statements sit inside `depth` stand-in classes; `lines`: the file's lines."""
+    body: Sequence[cst.BaseStatement] = module.body
+    for _ in range(depth):
+        if len(body) != 1 or not isinstance(body[0], cst.ClassDef):
+            return ()
+        block = body[0].body
+        if not isinstance(block, cst.IndentedBlock):
+            return ()
+        body = block.body
+    return _pair(body, statements, lines)
+
+
+def _pair(
+    body: Sequence[cst.BaseStatement], statements: Sequence[ast.stmt], lines: Sequence[str]
+) -> tuple[Spanned, ...]:
+    groups = logical_groups(statements, lines)
+    if len(groups) != len(body):
+        return ()
+    spans: list[Spanned] = []
+    for node, (first, last, members) in zip(body, groups, strict=True):
+        if isinstance(node, cst.SimpleStatementLine):
+            if any(type(member) in _KINDS for member in members):
+                return ()
+            spans.append(Spanned(node, first, last))
+            continue
+        if len(members) != 1 or _KINDS.get(type(members[0])) is not type(node):
+            return ()
+        spans.append(Spanned(node, first, last, tuple(_inner(node, members[0], lines))))
+    return tuple(spans)
+
+
+def _inner(node: cst.CSTNode, statement: ast.stmt, lines: Sequence[str]) -> Iterator[Spanned]:
+    """The spans of the statements in a compound statement's blocks."""
+    for suite, statements in _blocks(node, statement):
+        if isinstance(suite, cst.IndentedBlock):
+            yield from _pair(suite.body, statements, lines)
+    if (
+        isinstance(node, cst.If)
+        and isinstance(node.orelse, cst.If)
+        and isinstance(statement, ast.If)
+        and len(statement.orelse) == 1
+    ):
+        # An `elif` is an `if` in the `else` of the one before (in both trees).
+        elif_ = statement.orelse[0]
+        if isinstance(elif_, ast.If):
+            first, last = first_line(elif_), last_line(elif_)
+            yield Spanned(node.orelse, first, last, tuple(_inner(node.orelse, elif_, lines)))
+
+
+def _blocks(
+    node: cst.CSTNode, statement: ast.stmt
+) -> Iterator[tuple[cst.BaseSuite, Sequence[ast.stmt]]]:
+    """Each block of a compound statement with the `ast` statements it holds (a `match`
+    statement's cases and `try`/`except*` are left out: nothing in them is skipped)."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.With)):
+        yield node.body, getattr(statement, "body", ())
+    elif isinstance(node, (cst.If, cst.For, cst.While)):
+        yield node.body, getattr(statement, "body", ())
+        if isinstance(node.orelse, cst.Else):
+            yield node.orelse.body, getattr(statement, "orelse", ())
+    elif isinstance(node, cst.Try) and isinstance(statement, ast.Try):
+        yield node.body, statement.body
+        if len(node.handlers) == len(statement.handlers):
+            for handler, ast_handler in zip(node.handlers, statement.handlers, strict=True):
+                yield handler.body, ast_handler.body
+        if node.orelse is not None:
+            yield node.orelse.body, statement.orelse
+        if node.finalbody is not None:
+            yield node.finalbody.body, statement.finalbody
+
+
+def cold(spans: Sequence[Spanned], hot: Sequence[int]) -> set[int]:
+    """The ids of the outermost statements that span no line of `hot` (sorted)."""
+    found: set[int] = set()
+    pending = list(spans)
+    while pending:
+        span = pending.pop()
+        index = bisect.bisect_left(hot, span.first)
+        if index < len(hot) and hot[index] <= span.last:
+            pending.extend(span.inner)
+        else:
+            found.add(id(span.node))
+    return found
