@@ -80,7 +80,8 @@ class AutocastDevice(PythonRule):
     fix_availability = FixAvailability.ALWAYS
     name = "autocast-device"
     summary = 'Autocast regions for "cuda" (torch.autocast, torch.cuda.amp.autocast) to the NPU.'
-    trigger = Trigger(tokens=("autocast",), names=_names_gate)
+    # It decides at each call from the call alone, whose line spells autocast (or an alias).
+    trigger = Trigger(tokens=("autocast",), names=_names_gate, local=True)
     examples = (
         Example(
             'import torch\nwith torch.autocast("cuda", dtype=torch.bfloat16):\n    y = model(x)\n',
