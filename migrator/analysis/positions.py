@@ -75,22 +75,12 @@ class _PositionState(CodegenState):
         self.stack: list[tuple[int, int]] = []
         self.found: dict[cst.CSTNode, Span] = {}
 
-    def _advance(self, value: str) -> None:
-        if "\n" in value or "\r" in value:
-            segments = _NEWLINE.split(value)
-            self.line += len(segments) - 1
-            self.column = len(segments[-1])
-        else:
-            self.column += len(value)
-
     def add_indent_tokens(self) -> None:
-        self.tokens.extend(self.indent_tokens)
         for token in self.indent_tokens:
-            self._advance(token)
+            self.add_token(token)
 
     def add_token(self, value: str) -> None:
-        # The tokens are kept: Module's code generation reads how many there are. (The
-        # position update is `_advance`, written out: this runs for every token.)
+        # The tokens are kept: Module's code generation reads how many there are.
         self.tokens.append(value)
         if "\n" in value or "\r" in value:
             segments = _NEWLINE.split(value)
