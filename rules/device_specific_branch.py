@@ -49,10 +49,9 @@ class DeviceSpecificBranch(PythonRule):
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER
-    # A region without an `if`/`assert` whose test names a device cannot hold a report.
-    # Each report is at an if chain or assert whose own lines name the device, decided from
-    # that node alone (`device_regions`): statements without a token hold none.
-    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), region=_may_leave_alone, local=True)
+    # A region without an `if`/`assert` whose test names a device cannot hold a report. Not
+    # `local`: `device_regions.mentions_source` matches any case ("Cuda"), its tokens do not.
+    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), region=_may_leave_alone)
     examples = (
         reported("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n"),
         reported(

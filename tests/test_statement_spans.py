@@ -227,3 +227,24 @@ def test_the_local_rules_give_the_full_paths_output() -> None:
     fast = migrate_python(NESTED, "t.py", LOCAL_RULES, NPU, RuleOptions())
     assert "tc.synchronize" not in full.text  # the alias bound inside the method
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
+GENERIC = [
+    rule
+    for rule in registry.load().for_profile(registry.load().profile("generic"))  # type: ignore[arg-type]
+    if issubclass(rule, PythonRule)
+]
+
+
+def test_a_rule_that_reports_code_without_its_token_is_not_local() -> None:
+    # NPU077 reports an if chain whose device mention it reads in any case ("Cuda"), which
+    # its tokens do not match: walked only where a token is, it would miss the chain.
+    text = (
+        "import torch\n\ndef f(x):\n    y = torch.zeros(1).to('cuda')\n"
+        "    if is_torch_npu_available():\n        x = 1\n"
+        "    elif 'Cuda' in x:\n        x = 2\n    return y\n"
+    )
+    full = migrate_python(text, "m.py", GENERIC, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "m.py", GENERIC, NPU, RuleOptions())
+    assert ("NPU077", 5) in [(finding.code, finding.line) for finding in full.findings]
+    assert fast.findings == full.findings
