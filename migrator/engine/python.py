@@ -604,6 +604,7 @@ def _cold(
     active: Sequence[type[PythonRule]],
     patterns: Mapping[type[PythonRule], re.Pattern[str]],
     body: str,
+    lines: Sequence[str],
 ) -> dict[type[PythonRule], set[int]]:
     """For each `local` rule, the statements of the region none of its tokens is on: the
     region's own test (`_active`) on each statement's lines (a line counts when a match
@@ -614,7 +615,8 @@ def _cold(
     as a token too, as `alias_tokens` makes a module-level import's names count."""
     if not spans:
         return {}
-    starts = [0, *itertools.accumulate(map(len, split_lines(body)))]
+    # Where each of the body's lines starts in it (`body` is the file's lines first..last).
+    starts = [0, *itertools.accumulate(map(len, lines[region.first - 1 : region.last]))]
     code: str | None = None
     nested: dict[str, tuple[str | None, ...]] = {}
     for node in region.statements:
@@ -660,7 +662,7 @@ def _by_region(
         module = parse_cst(header + body, offset)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
-        cold_ones = _cold(spans, region, active, patterns, body)
+        cold_ones = _cold(spans, region, active, patterns, body, lines)
         edits_before = run.edits
         transformed = run.transform(
             module, active, offset, ":=" in body, header + body, cold=cold_ones
