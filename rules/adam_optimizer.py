@@ -125,7 +125,7 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("Adam", "SGD"), facts=_file_facts)
+    trigger = Trigger(tokens=("Adam", "SGD"), facts=_file_facts, local=True)
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",

@@ -87,7 +87,7 @@ class CudaEnvVar(PythonRule):
     action = "host-setup"
     name = "cuda-env-var"
     summary = "CUDA/NCCL environment variables set or read from Python to the target's names."
-    trigger = Trigger(tokens=("CUDA_", "NCCL_"))
+    trigger = Trigger(tokens=("CUDA_", "NCCL_"), local=True)
     examples = (
         Example(
             'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n'

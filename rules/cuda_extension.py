@@ -68,7 +68,7 @@ class CudaExtension(UnsupportedConstruct):
     action = "replace-library"
     name = "cuda-extension"
     summary = "Report CUDAExtension and cpp_extension.load/load_inline calls that compile CUDA."
-    trigger = Trigger(tokens=("cpp_extension", "CUDAExtension"))
+    trigger = Trigger(tokens=("cpp_extension", "CUDAExtension"), local=True)
     uses = (_PREFIX + "CUDAExtension", _PREFIX + "load", _PREFIX + "load_inline")
     message = "compiles CUDA sources with nvcc, which {DEVICE} hosts do not have"
     suggestion = (

@@ -83,6 +83,7 @@ class CudaLibraryLoad(UnsupportedConstruct):
     trigger = Trigger(
         tokens=("CDLL", "cdll", "PyDLL", "find_library", "LoadLibrary"),
         patterns=(TokenPattern(".so", r"\.so\b"), TokenPattern(".dll", r"\.dll\b")),
+        local=True,
     )
     uses = ("ctypes.CDLL", "ctypes.PyDLL", "ctypes.cdll", "ctypes.util.find_library", *_SEARCHES)
     message = "a CUDA library, which {DEVICE} hosts do not have"

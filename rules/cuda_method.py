@@ -39,7 +39,8 @@ class CudaMethod(PythonRule):
         patterns=(
             TokenPattern(".cuda", r"\.cuda\s*\("),
             TokenPattern("cuda", r"\bdef\s+cuda\b"),
-        )
+        ),
+        local=True,
     )
     examples = (
         Example(

@@ -48,7 +48,7 @@ class CudaProfilerActivity(UnsupportedConstruct):
     action = "port-code"
     name = "cuda-profiler-activity"
     summary = "Report ProfilerActivity.CUDA and use_cuda profilers (torch_npu.profiler instead)."
-    trigger = Trigger(tokens=("ProfilerActivity", "use_cuda", "use_device"))
+    trigger = Trigger(tokens=("ProfilerActivity", "use_cuda", "use_device"), local=True)
     uses = tuple(_OLD_PROFILERS)
     message = "CUDA activity is recorded through CUPTI, which {DEVICE} hosts do not have"
     suggestion = (

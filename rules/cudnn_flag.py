@@ -38,7 +38,7 @@ class CudnnFlag(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "cudnn-flag"
     summary = "cuDNN switches (benchmark, deterministic, enabled): no NPU equivalent, reported."
-    trigger = Trigger(tokens=("cudnn",), words=True)
+    trigger = Trigger(tokens=("cudnn",), words=True, local=True)
     examples = (
         Example(
             "import torch\ntorch.backends.cudnn.benchmark = True\n",

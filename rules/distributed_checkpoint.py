@@ -41,7 +41,7 @@ class DistributedCheckpoint(UnsupportedConstruct):
     summary = (
         "Report torch.distributed.checkpoint saves: planned with collectives (hccl: NPU only)."
     )
-    trigger = Trigger(tokens=("checkpoint",))
+    trigger = Trigger(tokens=("checkpoint",), local=True)
     uses = (f"{_DCP}.save", f"{_DCP}.async_save", f"{_DCP}.save_state_dict")
     message = (
         "DCP plans saves with collectives in the default group, and hccl takes {DEVICE} "

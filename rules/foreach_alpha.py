@@ -40,7 +40,7 @@ class ForeachAlpha(UnsupportedConstruct):
     action = "port-code"
     name = "foreach-alpha"
     summary = "Report torch._foreach_add_/sub_(..., alpha=): hand ports rewrote them for the NPU."
-    trigger = Trigger(tokens=("_foreach_",), statement_gate=passes_keyword("alpha"))
+    trigger = Trigger(tokens=("_foreach_",), statement_gate=passes_keyword("alpha"), local=True)
     uses = tuple(f"torch._foreach_{op}" for op in _OPS)
     message = "foreach calls with alpha= needed a rewrite in hand ports to the {DEVICE}"
     suggestion = (

@@ -66,7 +66,7 @@ class GradScaler(LiteralMarks):
     action = "port-code"
     name = "grad-scaler"
     summary = "GradScalers built for CUDA (torch.cuda.amp, torch.amp, torch.GradScaler) to the NPU."
-    trigger = Trigger(tokens=("GradScaler",))
+    trigger = Trigger(tokens=("GradScaler",), local=True)
     kind = "scaler device"
     examples = (
         Example(

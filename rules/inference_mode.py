@@ -64,7 +64,7 @@ class InferenceMode(PythonRule):
     name = "inference-mode"
     summary = "torch.inference_mode regions and decorators to the torch.no_grad equivalent."
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("inference_mode",))
+    trigger = Trigger(tokens=("inference_mode",), local=True)
     # Not a device edit: it applies inside code that already handles the NPU too.
     leaves_device_regions = False
     examples = (

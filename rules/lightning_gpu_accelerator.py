@@ -57,7 +57,9 @@ class LightningGpuAccelerator(PythonRule):
         "Report Lightning Trainer/Fabric accelerator='gpu' and strategy='ddp' (no NPU accelerator)."
     )
     trigger = Trigger(
-        tokens=("accelerator", "strategy"), statement_gate=passes_keyword("accelerator", "strategy")
+        tokens=("accelerator", "strategy"),
+        statement_gate=passes_keyword("accelerator", "strategy"),
+        local=True,
     )
     examples = (
         reported(

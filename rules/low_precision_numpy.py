@@ -607,6 +607,7 @@ class LowPrecisionNumpy(PythonRule):
     trigger = Trigger(
         patterns=(TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),),
         facts=low_precision_methods,
+        local=True,
     )
     examples = (
         Example(

@@ -79,7 +79,7 @@ class MmcvConfigOptimizer(PythonRule):
     summary = "mmcv config optimizer dict(type='AdamW'): fused=True unless mmcv's fp16 scaler runs."
     safety = Safety.REVIEW
     # An mmcv config is a Python file that mmcv's Config reads; a notebook cell is none.
-    trigger = Trigger(tokens=("Adam", "SGD"), notebooks=False, facts=_config_facts)
+    trigger = Trigger(tokens=("Adam", "SGD"), notebooks=False, facts=_config_facts, local=True)
     action = "review"
     examples = (
         Example(

@@ -146,6 +146,7 @@ class MmcvCudaOp(UnsupportedConstruct):
     trigger = Trigger(
         tokens=("ext_loader", "load_ext", "multi_scale_deform", "MultiScaleDeformableAttnFunction"),
         facts=_unused_loads,
+        local=True,
     )
     uses = (_LOAD_EXT, *_FALLBACKS, *_FUNCTIONS)
     message = "mmcv's compiled ops are C++/CUDA kernels with no {DEVICE} kernels"

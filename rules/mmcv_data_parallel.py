@@ -58,7 +58,7 @@ class MmcvDataParallel(PythonRule):
     name = "mmcv-data-parallel"
     summary = "mmcv's MMDataParallel / MMDistributedDataParallel -> mmcv.device.npu's wrappers."
     safety = Safety.SAFE
-    trigger = Trigger(tokens=("DataParallel",))
+    trigger = Trigger(tokens=("DataParallel",), local=True)
     action = "port-code"
     examples = (
         Example(

@@ -37,7 +37,10 @@ class NpuFusionAttention(UnsupportedConstruct):
     name = "npu-fusion-attention"
     summary = "Suggest torch_npu.npu_fusion_attention at SDPA calls (layout, mask, outputs differ)."
     trigger = Trigger(
-        tokens=("scaled_dot_product_attention",), words=True, statement_gate=calls_or_imports
+        tokens=("scaled_dot_product_attention",),
+        words=True,
+        statement_gate=calls_or_imports,
+        local=True,
     )
     uses = ("torch.nn.functional.scaled_dot_product_attention",)
     message = "suggestion: the {DEVICE} has a fused attention kernel for this"

@@ -94,7 +94,11 @@ class OpWithoutNpuKernel(PythonRule):
     name = "op-without-npu-kernel"
     summary = "Report torch operators with no NPU kernel in the target torch-npu (CPU fallback)."
     trigger = Trigger(
-        tokens=_candidates(), words=True, statement_gate=calls_or_imports, names=_names_gate
+        tokens=_candidates(),
+        words=True,
+        statement_gate=calls_or_imports,
+        names=_names_gate,
+        local=True,
     )
     examples = (
         Example(

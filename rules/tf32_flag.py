@@ -62,7 +62,7 @@ class Tf32Flag(PythonRule):
     summary = (
         "TF32 switches (torch.backends.cuda.matmul / cudnn .allow_tf32) to the NPU's HF32 switches."
     )
-    trigger = Trigger(tokens=("allow_tf32",), words=True)
+    trigger = Trigger(tokens=("allow_tf32",), words=True, local=True)
     examples = (
         Example(
             "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"

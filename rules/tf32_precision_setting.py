@@ -53,7 +53,7 @@ class Tf32PrecisionSetting(PythonRule):
         "fp32_precision='tf32' settings to HF32 switches; set_float32_matmul_precision('high') "
         "reported."
     )
-    trigger = Trigger(tokens=("fp32_precision", "set_float32_matmul_precision"))
+    trigger = Trigger(tokens=("fp32_precision", "set_float32_matmul_precision"), local=True)
     examples = (
         Example(
             'import torch\ntorch.backends.cuda.matmul.fp32_precision = "tf32"\n',

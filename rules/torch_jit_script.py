@@ -36,7 +36,7 @@ class TorchJitScript(UnsupportedConstruct):
     action = "port-code"
     name = "torch-jit-script"
     summary = "Report torch.jit.script: transfer_to_npu disables TorchScript (returns it as is)."
-    trigger = Trigger(tokens=("torch.jit", "jit.script", "script_method"))
+    trigger = Trigger(tokens=("torch.jit", "jit.script", "script_method"), local=True)
     uses = ("torch.jit.script", "torch.jit.script_method", "torch.jit._script.script")
     message = "transfer_to_npu disables TorchScript, so this returns its argument unscripted"
     suggestion = (

@@ -85,6 +85,7 @@ class TorchVersionDrift(PythonRule):
         patterns=(TokenPattern("torch", r"\bimport\b[^\n]*\btorch\b|\bfrom\s+torch\b"),),
         words=True,
         names=_names_gate,
+        local=True,
     )
     examples = (
         Example(

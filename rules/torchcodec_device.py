@@ -36,7 +36,7 @@ class TorchcodecDevice(UnsupportedConstruct):
     action = "port-code"
     name = "torchcodec-device"
     summary = "Report torchcodec decoders on a GPU (device=...): it decodes on CPU or NVDEC only."
-    trigger = Trigger(tokens=("torchcodec", "VideoDecoder"))
+    trigger = Trigger(tokens=("torchcodec", "VideoDecoder"), local=True)
     uses = _DECODERS
     message = "torchcodec decodes on the CPU or on NVIDIA GPUs (NVDEC), not on the {DEVICE}"
     suggestion = (

@@ -78,6 +78,7 @@ class TrainingArgumentsFlag(PythonRule):
     trigger = Trigger(
         tokens=("tf32", "adamw_torch_fused", "apex"),
         statement_gate=passes_keyword("tf32", "optim", *_APEX_BACKEND_KEYWORDS),
+        local=True,
     )
     examples = (
         Example(
