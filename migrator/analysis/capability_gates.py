@@ -23,6 +23,8 @@ from typing import Any
 
 import libcst as cst
 
+from migrator.analysis.cst_walk import children
+
 # Names directly under `torch.cuda`.
 CAPABILITY_APIS = frozenset({"get_device_capability", "nccl"})
 PROPERTIES_API = "get_device_properties"
@@ -135,5 +137,5 @@ def answers_false(node: cst.CSTNode, resolve: Resolve, module: str) -> bool:
             found = answer(current, resolve, module)
             if found is not None and not found.passes:
                 return True
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False

@@ -35,6 +35,7 @@ import libcst as cst
 
 from migrator.analysis.ast_lines import summary
 from migrator.analysis.cst_helpers import dotted_name, string_value
+from migrator.analysis.cst_walk import children
 from migrator.core.target import Target
 
 Resolve = Callable[[cst.BaseExpression], str | None]
@@ -91,7 +92,7 @@ def _names(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
             if isinstance(current, cst.Attribute):
                 stack.append(current.value)
             continue
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _strings(node: cst.CSTNode) -> Iterator[str]:
@@ -101,7 +102,7 @@ def _strings(node: cst.CSTNode) -> Iterator[str]:
         value = string_value(current) if isinstance(current, cst.SimpleString) else None
         if value is not None:
             yield value
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _spelled(node: cst.BaseExpression, resolve: Resolve) -> str:
@@ -143,7 +144,7 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _walk_unless(node: cst.CSTNode, skip: Callable[[cst.CSTNode], bool]) -> Iterator[cst.CSTNode]:
@@ -153,7 +154,7 @@ def _walk_unless(node: cst.CSTNode, skip: Callable[[cst.CSTNode], bool]) -> Iter
         if skip(current):
             continue
         yield current
-        stack.extend(current.children)
+        stack.extend(children(current))
 
 
 def _names_target(node: cst.CSTNode, target: Target) -> bool:

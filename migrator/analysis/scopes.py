@@ -17,6 +17,7 @@ from typing import cast
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.bindings import Binding, ModuleBindings
 from migrator.analysis.cst_helpers import (
     assigned_targets,
@@ -116,7 +117,7 @@ def _walk_statements(
         ):
             continue
         if walrus:
-            statement.visit(collector)
+            cst_walk.visit(statement, collector)
             continue
         visit = getattr(collector, f"visit_{type(statement).__name__}", None)
         if visit is not None:
@@ -158,7 +159,7 @@ def _walk_optional_import(
         if not is_availability_test(statement.test) or statement.orelse is None:
             return False
         if walrus:
-            statement.test.visit(collector)
+            cst_walk.visit(statement.test, collector)
         _walk_statements(statement.body.body, collector, walrus)
         with collector.falling_back(_imported_names(statement.body)):
             orelse = statement.orelse

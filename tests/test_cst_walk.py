@@ -1,0 +1,130 @@
+"""The copy-free walks give exactly LibCST's own: the same children in the same order for
+every node of real code, and the same visitor hook calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import accelerate
+import libcst as cst
+import pytest
+
+from migrator.analysis import cst_walk
+from migrator.analysis.scopes import function_bindings
+
+# Real code with most node kinds: accelerate's largest modules and LibCST's own nodes.
+_ACCELERATE = sorted(
+    Path(accelerate.__file__).parent.rglob("*.py"), key=lambda p: -p.stat().st_size
+)
+FILES = [*_ACCELERATE[:4], Path(cst.__file__).parent / "_nodes" / "expression.py"]
+
+SHAPES = """\
+from . import (a as b, c)
+from ..x import *
+import os.path as p, sys
+@decorator(1)
+async def f(x: int = 1, /, *args: str, y, **kw) -> "T":
+    global g
+    if (n := len(x)) > 1 and not y:
+        return [i async for i in x if (j := i)]
+    elif x: pass
+    else: del x[1:2, ::3]
+    async with a as (b, c), d: yield from e
+    try: raise E from None
+    except* (A, B) as e: pass
+    finally: ...
+    match p:
+        case [1, *rest] | {"k": v, **kw} if v: print(f"{x!r:>{w}} {y=}")
+        case Point(x=0) as q: t = lambda a, *, b=2: a @ b
+    while x: x -= 1; break
+    else: continue
+class C(B, metaclass=M):
+    z: int = 3
+    def g(self): return {**a, 'k': {1, 2}} ^ (~x if y else -z)
+"""
+
+
+def _modules() -> list[cst.Module]:
+    found = [cst.parse_module(SHAPES)]
+    found += [cst.parse_module(path.read_text(encoding="utf-8")) for path in FILES]
+    return found
+
+
+def test_children_are_libcsts_in_its_order() -> None:
+    count = 0
+    for module in _modules():
+        stack: list[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            expected = list(node.children)
+            got = list(cst_walk.children(node))
+            assert [id(child) for child in got] == [id(child) for child in expected], node
+            count += 1
+            stack.extend(expected)
+    assert count > 50_000
+
+
+class _Recorder(cst.CSTVisitor):
+    """Every hook call, in order; it does not enter functions' bodies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, int]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.calls.append(("visit_FunctionDef", id(node)))
+        return False
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.calls.append(("leave_FunctionDef", id(original_node)))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.calls.append(("visit_Name", id(node)))
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.calls.append(("leave_Call", id(original_node)))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.calls.append(("visit_NamedExpr", id(node)))
+
+
+@pytest.mark.parametrize("source", [SHAPES, FILES[0].read_text(encoding="utf-8")])
+def test_visit_calls_the_hooks_visit_calls(source: str) -> None:
+    module = cst.parse_module(source)
+    ours, libcsts = _Recorder(), _Recorder()
+    cst_walk.visit(module, ours)
+    module.visit(libcsts)
+    assert ours.calls == libcsts.calls
+    assert len(ours.calls) > 10
+
+
+class _WithAttributeHook(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.funcs = 0
+
+    def visit_Call_func(self, node: cst.Call) -> None:
+        self.funcs += 1
+
+
+def test_visitors_it_cannot_imitate_get_libcsts_walk() -> None:
+    visitor = _WithAttributeHook()
+    cst_walk.visit(cst.parse_module("f(g(1))\n"), visitor)
+    assert visitor.funcs == 2
+
+
+def test_walrus_bindings_are_read_as_before() -> None:
+    function = cst.ensure_type(
+        cst.parse_module(
+            "def f(a):\n"
+            "    if (n := a):\n"
+            "        from torch import cuda as c\n"
+            "    [y for x in a if (z := x)]\n"
+            "    def inner():\n        hidden = 1\n"
+        ).body[0],
+        cst.FunctionDef,
+    )
+    names = function_bindings(function, walrus=True)
+    assert names["c"] == "torch.cuda"
+    assert {"a", "n", "z", "inner"} <= set(names)
+    assert "hidden" not in names and "x" not in names
