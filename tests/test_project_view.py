@@ -381,6 +381,30 @@ def test_mmcv_config_fp16_own_inherited_and_inheriting(tmp_path: Path) -> None:
     assert view.fp16_of_config("configs/plain.py") is None
 
 
+def test_mmcv_config_settings_in_any_statement_shape_are_read(tmp_path: Path) -> None:
+    """The line pre-check before the parse keeps every way a module-level statement can
+    assign the names (after a `;`, in parentheses, after a continued line), and drops
+    files that only mention them."""
+    view = _tree(
+        tmp_path,
+        {
+            "configs/semi.py": "x = 1; fp16 = dict(loss_scale=512.0)\n",
+            "configs/paren.py": "(fp16) = dict()\n",
+            "configs/cont.py": "x = 1; \\\nfp16 = dict()\n",
+            "configs/child.py": "_base_ = ['./paren.py']\n",
+            "configs/mention.py": "print('fp16', _base_)\nif fp16 == 1:\n    pass\n",
+            "configs/nested.py": "if True:\n    fp16 = dict()\n",
+        },
+    )
+    found = {c.path: (c.source, c.line) for c in view.config_fp16}
+    assert found == {
+        "configs/semi.py": ("configs/semi.py", 1),
+        "configs/paren.py": ("configs/paren.py", 1),
+        "configs/cont.py": ("configs/cont.py", 2),
+        "configs/child.py": ("configs/paren.py", 1),
+    }
+
+
 def test_npu_grad_scalers_are_found(tmp_path: Path) -> None:
     view = _tree(
         tmp_path,

@@ -801,9 +801,19 @@ class _Config:
     bases: tuple[str, ...]
 
 
+# A statement that may assign one of the names `_mm_config` reads (at the start of a line,
+# or after a `;`, parentheses allowed: `(fp16) = ...` binds the name too).
+_CONFIG_NAME = re.compile(
+    rb"(?m)(?:^|;)[ \t(]*(?:_base_|fp16|optimizer_config|optim_wrapper)[ \t)]*=(?!=)"
+)
+
+
 def _mm_config(rel: str, data: bytes) -> _Config | None:
     """The fp16 setting and `_base_` files of a Python file that may be an mmcv config."""
     if b"_base_" not in data and b"fp16" not in data.lower() and b"Amp" not in data:
+        return None
+    if _CONFIG_NAME.search(data) is None:
+        # None of the module-level names read below is assigned on any line.
         return None
     try:
         tree = ast.parse(decode_python(data).text)
