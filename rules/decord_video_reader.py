@@ -53,7 +53,7 @@ class DecordVideoReader(PythonRule):
     name = "decord-video-reader"
     summary = "decord VideoReader/VideoLoader decode on the CPU: explicit ctx=cpu(0), no gpu(i)."
     # `decord.gpu` follows its aliases (`from decord import gpu as g`) like any dotted token.
-    trigger = Trigger(tokens=("VideoReader", "VideoLoader", "decord.gpu"))
+    trigger = Trigger(tokens=("VideoReader", "VideoLoader", *sorted(_GPU)), local=True)
     examples = (
         Example(
             "import decord\nvr = decord.VideoReader(path)\n",
