@@ -52,7 +52,8 @@ class DecordVideoReader(PythonRule):
     action = "port-code"
     name = "decord-video-reader"
     summary = "decord VideoReader/VideoLoader decode on the CPU: explicit ctx=cpu(0), no gpu(i)."
-    # `decord.gpu` follows its aliases (`from decord import gpu as g`) like any dotted token.
+    # Each `*.gpu` spelling follows its aliases (`from decord import gpu as g`) like any
+    # dotted token.
     trigger = Trigger(tokens=("VideoReader", "VideoLoader", *sorted(_GPU)), local=True)
     examples = (
         Example(

@@ -28,10 +28,11 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
+import functools
 import itertools
 import re
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -551,10 +552,11 @@ def _active(
     view: FileView,
     bindings: ModuleBindings,
     facts: Mapping[str, object],
+    code: Callable[[], str],
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
-    code, string literals left out), and its statement gate and names gate pass."""
-    code: str | None = None
+    code, `code()`: `body` with its string literals blanked), and its statement gate and
+    names gate pass."""
     names: frozenset[str] | None = None
 
     def qualified() -> frozenset[str]:
@@ -567,10 +569,8 @@ def _active(
     for rule in rules:
         if not patterns[rule].search(body):
             continue
-        if rule.trigger.words:
-            code = without_strings(body) if code is None else code
-            if not patterns[rule].search(code):
-                continue
+        if rule.trigger.words and not patterns[rule].search(code()):
+            continue
         if region.statements and not any(
             rule.trigger.in_statement(node, view.target) for node in region.statements
         ):
@@ -605,6 +605,7 @@ def _cold(
     patterns: Mapping[type[PythonRule], re.Pattern[str]],
     body: str,
     lines: Sequence[str],
+    code: Callable[[], str],
 ) -> dict[type[PythonRule], set[int]]:
     """For each `local` rule, the statements of the region none of its tokens is on: the
     region's own test (`_active`) on each statement's lines (a line counts when a match
@@ -617,7 +618,6 @@ def _cold(
         return {}
     # Where each of the body's lines starts in it (`body` is the file's lines first..last).
     starts = [0, *itertools.accumulate(map(len, lines[region.first - 1 : region.last]))]
-    code: str | None = None
     nested: dict[str, tuple[str | None, ...]] = {}
     for node in region.statements:
         if not _is_import_line([node]):
@@ -628,9 +628,7 @@ def _cold(
     for rule in active:
         if not rule.trigger.local:
             continue
-        if rule.trigger.words and code is None:
-            code = without_strings(body)
-        text = code if rule.trigger.words and code is not None else body
+        text = code() if rule.trigger.words else body
         matches = [match.start() for match in patterns[rule].finditer(text)]
         aliases = alias_tokens(rule, inner) if nested else ()
         if aliases:
@@ -654,7 +652,9 @@ def _by_region(
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
-        active = _active(rules, patterns, body, region, view, run.bindings, run.facts)
+        # The body with its string literals blanked, made once if a `words` rule asks.
+        code = functools.cache(functools.partial(without_strings, body))
+        active = _active(rules, patterns, body, region, view, run.bindings, run.facts, code)
         if not active:
             continue
         header = region.header
@@ -662,7 +662,7 @@ def _by_region(
         module = parse_cst(header + body, offset)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
-        cold_ones = _cold(spans, region, active, patterns, body, lines)
+        cold_ones = _cold(spans, region, active, patterns, body, lines, code)
         edits_before = run.edits
         transformed = run.transform(
             module, active, offset, ":=" in body, header + body, cold=cold_ones
