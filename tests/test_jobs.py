@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from pathlib import Path
 
 import pytest
 
+from migrator.contract.rule import RuleOptions
+from migrator.core.model import Status
+from migrator.core.target import NPU
 from migrator.engine import files
 from migrator.engine.files import BYTES_PER_WORKER, auto_jobs, busy_cores, usable_cores
+from migrator.engine.settings import Settings
 from tests.helpers import AUTOCAST, invoke
 
 DIT4DIT_PYTHON = 571_041  # bytes of DiT4DiT's 55 Python files
@@ -109,3 +114,19 @@ def test_the_default_decides_and_jobs_forces(
     result = invoke(str(root), "--dry-run", "--no-cache", "--jobs", "2")
     assert result.exit_code == 1 and "3 files would change" in result.stderr
     assert started == [2]
+
+
+def test_files_are_migrated_with_fewer_collections_and_the_thresholds_come_back(
+    tmp_path: Path,
+) -> None:
+    root = _tree(tmp_path / "small", 2)
+    settings = Settings(NPU, ("NPU001",), RuleOptions())
+    before = gc.get_threshold()
+    assert before != files.GC_THRESHOLDS
+    results = files.migrate_files(root, ["m00.py", "m01.py"], settings, jobs=1)
+    first = next(results)
+    assert gc.get_threshold() == files.GC_THRESHOLDS
+    rest = list(results)
+    assert gc.get_threshold() == before
+    assert [result.path for result in (first, *rest)] == ["m00.py", "m01.py"]
+    assert all(result.status is Status.CHANGED for result in (first, *rest))

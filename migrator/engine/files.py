@@ -5,6 +5,8 @@ The engine never imports or runs the code it migrates; it reads bytes and parses
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
 import signal
@@ -319,8 +321,30 @@ _WORKER: _Prepared | None = None
 _WORKER_ROOT: Path | None = None
 
 
+# The cyclic garbage collector's thresholds while files are migrated. Python's default
+# (a young collection every 700 allocations, a full one at 10 x 10 of those) makes it walk
+# each file's stdlib and LibCST trees, millions of objects on torch's source, again and
+# again, although they hold no cycles and go when their file is done (by reference
+# count). Fewer collections took 7% off a run over torch's `_inductor` at the same peak
+# memory (README, Performance); the collector still runs, so the odd cycle is freed.
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Migrate with `GC_THRESHOLDS`, the caller's thresholds restored after."""
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _init_worker(settings: Settings, root: Path, cache: CacheRef | None) -> None:
     global _WORKER, _WORKER_ROOT
+    # A worker only migrates: its thresholds stay set until it ends.
+    gc.set_threshold(*GC_THRESHOLDS)
     # The parent handles Ctrl-C and SIGTERM and ends the pool; workers only stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -450,8 +474,9 @@ def migrate_files(
         jobs = auto_jobs(work, cores, busy_cores()) if wanted > 1 else 1
     if jobs <= 1 or len(files) < 2:
         prepared = _Prepared(settings, cache)
-        for rel in files:
-            yield prepared.migrate(root, rel)
+        with fewer_collections():
+            for rel in files:
+                yield prepared.migrate(root, rel)
         return
     # Imported here: most runs start no pool, and multiprocessing (pickle, socket) is a
     # start-up cost of every run that imports it.
