@@ -15,6 +15,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.ast_lines import hot_lines, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
+from migrator.analysis.statement_spans import data_statements
 from migrator.contract.entries import entry_paths as _paths
 from migrator.contract.entries import is_named_or_launched
 from migrator.contract.entries import named as _named
@@ -59,6 +60,8 @@ _END = "End of the migration's set-up."
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 _MARK = "Added by the migration (entry-point-setup)"
 _NO_BREAK = "\u00a0"
+# A module this long is read for its plain-data statements, which the pass skips.
+_LARGE = 32_768
 
 
 def _is_main_guard(node: cst.CSTNode) -> bool:
@@ -388,6 +391,13 @@ class EntryPointSetup(PythonRule):
     # Collecting: main block, training signals, device use, earlier set-up -------------
     def visit_Module(self, node: cst.Module) -> None:
         self._top_level = {id(statement) for statement in node.body}
+        code = self.ctx.shared.code(node)
+        if len(code) >= _LARGE:
+            # A table of numbers and names has no call, import, `if` or device string:
+            # nothing this rule collects (torch's sparse/_triton_ops_meta.py is one
+            # statement of 7,000 lines, which took 3 s of a pass to walk).
+            tables = data_statements(node, code, split_lines(code), self._devices())
+            self._cold = {*self._cold, *tables}
         # A main block or a top-level call (`main()`, `fire.Fire(main)`): it runs.
         self._runs = any(
             (

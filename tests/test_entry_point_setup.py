@@ -275,3 +275,41 @@ def test_patcher_without_transfer_to_npu_is_a_usage_error(tmp_path: Path) -> Non
     assert result.exit_code == 2
     assert result.output.strip().count("\n") == 0
     assert "importing mx_driving imports transfer_to_npu" in result.output
+
+
+# A module past the size from which NPU030 skips its plain-data statements.
+_TABLE = "TABLE = {\n" + "".join(f"    ({i}, 'k{i}'): ({i}, {i} + 1, -{i}),\n" for i in range(900))
+
+
+def _large(table_entry: str) -> str:
+    return (
+        "import torch\n\n\n"
+        + _TABLE
+        + f"    {table_entry}\n}}\n\n\n"
+        + "def main():\n    return TABLE\n\n\n"
+        + 'if __name__ == "__main__":\n    main()\n'
+    )
+
+
+@pytest.mark.parametrize(
+    "entry,device",
+    [
+        pytest.param("'x': 1,", None, id="plain_data_is_skipped"),
+        pytest.param("'x': 'cuda:1',", "names the device 'cuda:1'", id="device_string"),
+        pytest.param("'x': '\\x63uda',", "names the device 'cuda'", id="escaped_device_string"),
+        pytest.param("'x': torch.ones(1).cuda(),", "calls .cuda()", id="a_call"),
+    ],
+)
+def test_a_large_modules_tables_are_read_for_what_the_rule_collects(
+    entry: str, device: str | None
+) -> None:
+    text = _large(entry)
+    assert len(text) > 32_768
+    outcome = migrate_python(text, "tool.py", [EntryPointSetup], NPU, RuleOptions())
+    messages = [finding.message for finding in outcome.findings]
+    if device is None:
+        assert messages == [] and outcome.text == text
+    else:
+        # A main block that reaches the device: an entry, set up, the table the reason.
+        assert len(messages) == 1
+        assert f"entry script (a main block, and the module {device})" in messages[0]

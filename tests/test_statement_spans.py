@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrator.analysis.statement_spans import Spanned, cold, region_spans
+from migrator.analysis.statement_spans import Spanned, cold, data_statements, region_spans
 from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.contract.trigger import Trigger
 from migrator.core.model import FixAvailability, Safety
@@ -248,3 +248,26 @@ def test_a_rule_that_reports_code_without_its_token_is_not_local() -> None:
     fast = migrate_python(text, "m.py", GENERIC, NPU, RuleOptions())
     assert ("NPU077", 5) in [(finding.code, finding.line) for finding in full.findings]
     assert fast.findings == full.findings
+
+
+def test_plain_data_statements_are_the_tables_without_a_word() -> None:
+    code = (
+        '"""Doc."""\n'
+        "import torch\n"
+        "TABLE: dict = {(1, 'a'): [2, -3.5, None], **OTHER}\n"
+        "NAMES = ('x', b'y'); LIMIT = 2 ** 10\n"
+        "DEVICES = {'gpu': 'cuda:0'}\n"
+        "BYTES = [b'cuda']\n"
+        "CALLED = [len(x) for x in 'ab']\n"
+        "LAZY = lambda: 1\n"
+        "FORMATTED = f'{x}'\n"
+        "x[1:2] = y.z\n"
+        "if TABLE:\n    pass\n"
+    )
+    module = cst.parse_module(code)
+    found = data_statements(module, code, split_lines(code), ("cuda", "npu"))
+    # The docstring, TABLE, the line of NAMES and LIMIT, and the slice assignment.
+    assert found == {id(module.body[i]) for i in (0, 2, 3, 9)}
+    # A text that does not pair with the tree (or does not parse) gives none.
+    assert data_statements(module, code + "z = 1\n", split_lines(code + "z = 1\n"), ("c",)) == set()
+    assert data_statements(module, "x = (", ["x = ("], ("cuda",)) == set()

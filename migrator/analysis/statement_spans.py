@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -140,3 +141,57 @@ def cold(spans: Sequence[Spanned], hot: Sequence[int]) -> set[int]:
         else:
             found.add(id(span.node))
     return found
+
+
+# What a statement of plain data is made of: literals and the names, attributes and
+# subscripts it is assigned to (no call, lambda, comprehension, `:=`, f-string, await or
+# yield: nothing in it runs code or binds a scope).
+_DATA = (
+    ast.Assign, ast.AnnAssign, ast.Expr, ast.Constant, ast.Tuple, ast.List, ast.Set,
+    ast.Dict, ast.UnaryOp, ast.BinOp, ast.Name, ast.Attribute, ast.Subscript, ast.Slice,
+    ast.Starred, ast.expr_context, ast.operator, ast.unaryop,
+)  # fmt: skip
+
+
+def data_statements(
+    module: cst.Module, code: str, lines: Sequence[str], words: Sequence[str]
+) -> set[int]:
+    """The ids of `module`'s top-level statements that are plain data (`_DATA`: a large
+    table of numbers and strings) and hold no string or bytes literal containing one of
+    `words` (`code`: the module's text, `lines`: its lines). A whole-module rule that acts
+    only on calls, imports, `if` statements and strings spelling `words` has nothing to see
+    in them.
+
+    The module's statements are read off a stdlib parse of `code`, paired with LibCST's as
+    `region_spans` pairs them; where the code does not parse or the two do not pair,
+    none is returned."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return set()
+    groups = logical_groups(tree.body, lines)
+    if len(groups) != len(module.body):
+        return set()
+    found: set[int] = set()
+    for node, (_, _, members) in zip(module.body, groups, strict=True):
+        if isinstance(node, cst.SimpleStatementLine) and all(
+            _is_data(member, words) for member in members
+        ):
+            found.add(id(node))
+    return found
+
+
+def _is_data(statement: ast.stmt, words: Sequence[str]) -> bool:
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)):
+        return False
+    for node in ast.walk(statement):
+        if not isinstance(node, _DATA):
+            return False
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+            value = node.value
+            text = value if isinstance(value, str) else value.decode("latin-1")
+            if any(word in text for word in words):
+                return False
+    return True
