@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.capability_gates import PROPERTIES_API, answer, capability_read
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
@@ -175,7 +176,7 @@ class CudaCapabilityGate(PythonRule):
                 if self.qualname(call.func) in (_CAPABILITY, _PROPERTIES):
                     found.append(call)
 
-        node.visit(_Calls())
+        cst_walk.visit(node, _Calls())
         return found
 
     def visit_Comparison(self, node: cst.Comparison) -> None:

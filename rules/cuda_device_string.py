@@ -8,6 +8,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import nodes_of
 from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
@@ -69,6 +70,13 @@ def _target_key(node: ast.expr) -> str | None:
     return ".".join(parts) if parts is not None and len(parts) <= 2 else None
 
 
+# The nodes that bind a name or an attribute (`literal_only_names` reads nothing else).
+_BINDING_NODES = (
+    ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+    ast.comprehension, ast.withitem, ast.arg,
+)  # fmt: skip
+
+
 def literal_only_names(tree: ast.Module) -> frozenset[str]:
     """Names (`device`, `self.device`) every binding of which in the file is a literal.
 
@@ -77,7 +85,7 @@ def literal_only_names(tree: ast.Module) -> frozenset[str]:
     """
     literal: set[str] = set()
     other: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes_of(tree, _BINDING_NODES):
         pairs: list[tuple[ast.expr, ast.expr | None]] = []
         if isinstance(node, ast.Assign):
             pairs = [(target, node.value) for target in node.targets]

@@ -9,7 +9,8 @@ from typing import Literal
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, last_line, summary
+from migrator.analysis import cst_walk
+from migrator.analysis.ast_lines import first_line, last_line, nodes_of, summary, walk
 from migrator.analysis.bindings import dotted_parts, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
@@ -92,7 +93,7 @@ def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
         def visit_SimpleString(self, string: cst.SimpleString) -> None:
             found.append(string)
 
-    node.visit(_Find())
+    cst_walk.visit(node, _Find())
     return found
 
 
@@ -166,7 +167,7 @@ def _may_report(region: RegionView) -> bool:
         for first, last in (region.facts if isinstance(region.facts, tuple) else ())
     )
     for statement in region.statements:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
@@ -223,7 +224,7 @@ def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
     bindings = module_bindings(tree)
     models: set[str] = set()
     ranges: list[tuple[int, int]] = []
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    classes = [node for node in nodes_of(tree, (ast.ClassDef,)) if isinstance(node, ast.ClassDef)]
     for node in sorted(classes, key=lambda c: c.lineno):
         for base in node.bases:
             parts = dotted_parts(base)
@@ -365,17 +366,17 @@ class Float64Device(PythonRule):
 
     def _unit(self, unit: cst.CSTNode) -> None:
         self._names: dict[str, _Known] = {}
-        walk = _Calls(self._cpu_block, self.target.device_type)
-        unit.visit(walk)
+        calls = _Calls(self._cpu_block, self.target.device_type)
+        cst_walk.visit(unit, calls)
         self._done: set[int] = set()
         self._sites: list[_Site] = []
         self._on_device = (isinstance(unit, cst.FunctionDef) and self._model_method) or any(
-            self._places_on_device(event) for event in walk.events
+            self._places_on_device(event) for event in calls.events
         )
         # Ops that use a tensor are resolved once every site is known (an op's arguments
         # are visited after it), with the names as they stood at the op.
         ops: list[tuple[str, list[cst.BaseExpression], cst.CSTNode, dict[str, _Known]]] = []
-        for event in walk.events:
+        for event in calls.events:
             if isinstance(event, cst.Assign):
                 self._assign(event)
             elif isinstance(event, cst.BinaryOperation):

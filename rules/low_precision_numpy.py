@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.cst_helpers import dotted_name, find_arg
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 from migrator.contract.trigger import Trigger
@@ -200,7 +201,7 @@ class _Flow:
                 )
             )
         )
-        unit.visit(finder)
+        cst_walk.visit(unit, finder)
         return finder.found
 
     # Statements ------------------------------------------------------------------
@@ -473,7 +474,7 @@ class _Flow:
     # Sites -----------------------------------------------------------------------
     def _scan(self, node: cst.CSTNode, state: State, region: bool) -> None:
         finder = _Finder(lambda found: isinstance(found, cst.Call), collect=True)
-        node.visit(finder)
+        cst_walk.visit(node, finder)
         for call in finder.nodes:
             assert isinstance(call, cst.Call)
             verdict = self._verdict(call, state, region)

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.trigger import Trigger
@@ -192,7 +193,7 @@ class MmcvCudaOp(UnsupportedConstruct):
                 if rule.qualname(call.func) in _FALLBACKS:
                     found.append(call)
 
-        node.visit(_Find())
+        cst_walk.visit(node, _Find())
         return found
 
     def visit_If(self, node: cst.If) -> None:

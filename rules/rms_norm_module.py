@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.ast_lines import defines_function
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import Trigger
@@ -106,7 +107,7 @@ class RmsNormModule(PythonRule):
         if not _RMS_NORM_CLASS.search(self._classes[-1]):
             return
         math = _Math()
-        node.body.visit(math)
+        cst_walk.visit(node.body, math)
         if math.rsqrt and math.square and math.mean:
             self.warn(
                 node,

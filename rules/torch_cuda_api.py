@@ -6,6 +6,8 @@ import ast
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
+from migrator.analysis.ast_lines import nodes_of
 from migrator.analysis.capability_gates import CAPABILITY_APIS, answers_false, capability_read
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
@@ -44,7 +46,8 @@ def _stream_handle_facts(tree: ast.Module) -> object:
     """Whether the module sets or defines an attribute named like the raw stream handle
     itself (`self.cuda_stream = torch.cuda.Stream()`): then `.cuda_stream` is its own."""
     targets: list[ast.expr] = []
-    for node in ast.walk(tree):
+    kinds = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in nodes_of(tree, kinds):
         if isinstance(node, ast.Assign):
             targets += node.targets
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
@@ -444,5 +447,5 @@ def _attributes(node: cst.CSTNode) -> list[cst.Attribute]:
     """Every attribute node under `node`, itself included (libcst.matchers' findall costs
     a third of a second of start-up to import)."""
     collector = _Attributes()
-    node.visit(collector)
+    cst_walk.visit(node, collector)
     return collector.found

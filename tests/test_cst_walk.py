@@ -98,19 +98,75 @@ def test_visit_calls_the_hooks_visit_calls(source: str) -> None:
     assert len(ours.calls) > 10
 
 
-class _WithAttributeHook(cst.CSTVisitor):
+class _Everything(cst.CSTVisitor):
+    """Every call LibCST's walk makes on a visitor: node and per-field hooks, in order."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.funcs = 0
+        self.calls: list[tuple[str, int, str]] = []
 
-    def visit_Call_func(self, node: cst.Call) -> None:
-        self.funcs += 1
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.calls.append(("visit", id(node), ""))
+        # Not into lambdas: a visitor's False must stop the walk there.
+        return not isinstance(node, cst.Lambda)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.calls.append(("leave", id(original_node), ""))
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.calls.append(("visit_attribute", id(node), attribute))
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        self.calls.append(("leave_attribute", id(original_node), attribute))
 
 
-def test_visitors_it_cannot_imitate_get_libcsts_walk() -> None:
-    visitor = _WithAttributeHook()
-    cst_walk.visit(cst.parse_module("f(g(1))\n"), visitor)
-    assert visitor.funcs == 2
+@pytest.mark.parametrize("path", [None, *FILES])
+def test_visit_makes_every_call_libcst_makes_for_any_visitor(path: Path | None) -> None:
+    source = SHAPES if path is None else path.read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    ours, libcsts = _Everything(), _Everything()
+    cst_walk.visit(module, ours)
+    module.visit(libcsts)
+    assert ours.calls == libcsts.calls
+    assert {call[0] for call in ours.calls} == {
+        "visit", "leave", "visit_attribute", "leave_attribute"
+    }  # fmt: skip
+
+
+class _EverythingTransformer(cst.CSTTransformer):
+    """A pass that changes nothing and records each call, the node `on_leave` is given as
+    its update by position in the walk (LibCST's is a copy, the walk's the original)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, str]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.calls.append(("visit", type(node).__name__))
+        return not isinstance(node, cst.Lambda)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+        assert updated_node.deep_equals(original_node)
+        self.calls.append(("leave", type(original_node).__name__))
+        return updated_node
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.calls.append(("visit_attribute", attribute))
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        self.calls.append(("leave_attribute", attribute))
+
+
+@pytest.mark.parametrize("path", [None, FILES[0]])
+def test_walk_pass_makes_the_calls_of_libcsts_walk(path: Path | None) -> None:
+    module = cst.parse_module(SHAPES if path is None else path.read_text(encoding="utf-8"))
+    ours, libcsts = _EverythingTransformer(), _EverythingTransformer()
+    cst_walk.walk_pass(module, ours, attributes=True)
+    assert module.visit(libcsts).deep_equals(module)
+    assert ours.calls == libcsts.calls
+    quiet = _EverythingTransformer()
+    cst_walk.walk_pass(module, quiet, attributes=False)
+    assert quiet.calls == [call for call in ours.calls if not call[0].endswith("attribute")]
 
 
 def test_walrus_bindings_are_read_as_before() -> None:

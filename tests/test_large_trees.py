@@ -5,10 +5,16 @@ the module's head only."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
+import accelerate
+import accelerate.accelerator
+import accelerate.utils.dataclasses
 import pytest
 
+from migrator.analysis import ast_lines
 from migrator.analysis.ast_lines import hot_lines, hot_lines_of, qualified_names
 from migrator.analysis.bindings import module_bindings
 from migrator.contract.rule import PythonRule, RuleOptions
@@ -240,3 +246,19 @@ def test_reporters_of_named_apis_are_gated_on_names_unless_they_visit_more() -> 
     view = None  # the uses gate reads only the names
     assert gate(frozenset({"triton.language.load"}), view)  # type: ignore[arg-type]
     assert not gate(frozenset({"tritonclient", "torch.cuda"}), view)  # type: ignore[arg-type]
+
+
+def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
+    sources = [
+        Path(module.__file__).read_text(encoding="utf-8")
+        for module in (accelerate.accelerator, accelerate.utils.dataclasses)
+    ]
+    trees = [ast.parse(source) for source in sources]
+    kinds = (ast.ClassDef, ast.Call, ast.arg)
+    for tree in (*trees, trees[0]):
+        walked = list(ast.walk(tree))
+        assert [id(node) for node in ast_lines.walk(tree)] == [id(node) for node in walked]
+        expected = [node for kind in kinds for node in walked if type(node) is kind]
+        # Each file's own nodes, also when the last tree asked about was another.
+        assert ast_lines.nodes_of(tree, kinds) == expected
+        assert len(expected) > 100

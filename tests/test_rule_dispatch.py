@@ -15,7 +15,7 @@ from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, Trigger
 from migrator.core.model import FixAvailability
 from migrator.core.target import NPU
 from migrator.engine import registry
-from migrator.engine.python import _phases, migrate_python
+from migrator.engine.python import _pass, _phases, migrate_python
 
 SOURCE = "if a:\n    x = b\nelse:\n    y = c\n"
 
@@ -139,3 +139,72 @@ def test_a_suggestion_after_the_whole_module_rules_reports_as_on_the_full_path()
     full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
     assert (fast.text, fast.findings) == (full.text, full.findings)
     assert {"NPU030", "NPU090"} <= {finding.code for finding in fast.findings}
+
+
+class _Renames(PythonRule):
+    """Warns at `a`, renames `b` to `bb`. Why: a test of a pass that edits."""
+
+    code = "TST004"
+    action = "review"
+    name = "renames"
+    summary = "Renames b (test)."
+    trigger = Trigger(tokens=("b",))
+    passes: ClassVar[list[str]] = []
+
+    def __init__(self, ctx: RuleContext) -> None:
+        super().__init__(ctx)
+        self.passes.append("read-only" if ctx.read_only else "libcst")
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if original_node.value == "a":
+            self.warn(original_node, "a seen")
+        if original_node.value != "b":
+            return updated_node
+        return self._rename(original_node, updated_node)
+
+    def _rename(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return self.edit(original_node, updated_node, cst.Name("bb"), "b -> bb")
+
+
+class _SwallowsErrors(_Renames):
+    """Catches every Exception around its edit. Why: a test that the read-only walk's stop
+    signal gets through."""
+
+    code = "TST005"
+    passes: ClassVar[list[str]] = []
+
+    def _rename(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        try:
+            return super()._rename(original_node, updated_node)
+        except Exception:
+            return updated_node
+
+
+def _engine_pass(rule: type[PythonRule], source: str) -> tuple[str, list[str]]:
+    module = cst.parse_module(source)
+    ctx = RuleContext(path="t.py", target=NPU, options=RuleOptions())
+    result = _pass(module, rule, ctx)
+    return result.code, [finding.message for finding in ctx.findings]
+
+
+def test_the_engines_read_only_walk_calls_the_hooks_libcsts_walk_calls() -> None:
+    _Seen.calls.clear()
+    _walk(_Seen)
+    libcsts = list(_Seen.calls)
+    _Seen.calls.clear()
+    module = cst.parse_module(SOURCE)
+    assert _pass(module, _Seen, RuleContext(path="t.py", target=NPU)) is module
+    assert _Seen.calls == libcsts
+
+
+def test_a_pass_that_edits_starts_again_on_libcsts_walk_with_fresh_findings() -> None:
+    for rule in (_Renames, _SwallowsErrors):
+        code, messages = _engine_pass(rule, "a = b\n")
+        assert code == "a = bb\n"
+        # The warning the stopped walk made is not reported twice.
+        assert messages == ["a seen", "b -> bb"]
+        assert rule.passes == ["read-only", "libcst"]
+    # No edit: one read-only walk, the same tree back.
+    _Renames.passes.clear()
+    assert _engine_pass(_Renames, "a = c\n") == ("a = c\n", ["a seen"])
+    assert _Renames.passes == ["read-only"]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.bindings import AVAILABILITY
 
 _DEVICE = re.compile(r"^(?P<type>[a-z_]+)(?P<index>:\d+)?$")
@@ -413,5 +414,5 @@ def is_availability_test(test: cst.BaseExpression) -> bool:
     """Whether an `if` test asks if an optional package is there (`is_x_available()`, or
     `TYPE_CHECKING`); the stdlib-ast twin is `migrator.analysis.bindings`'."""
     finder = _AvailabilityTest()
-    test.visit(finder)
+    cst_walk.visit(test, finder)
     return finder.found

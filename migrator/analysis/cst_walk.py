@@ -1,13 +1,15 @@
-"""Read-only walks of a LibCST tree that rebuild no nodes.
+"""Walks of a LibCST tree that rebuild no nodes.
 
 `CSTNode.children` and `CSTNode.visit` go through each node's
 `_visit_and_replace_children`, which builds (and validates) a copy of the node even when
-nothing changes: on torch's `_inductor` modules the device-region tests and the scope
-collectors spent most of their time there. `children` here reads the same fields in the
-same order (the order `_visit_and_replace_children` visits them, which LibCST documents as
-the order they appear in the code), learnt once per node type from that method's source;
-`visit` calls a visitor's `visit_*` and `leave_*` hooks as `CSTNode.visit` does, for
-visitors that only read. Where the source cannot be read, both fall back to LibCST's own.
+nothing changes, and even for a visitor, which can change nothing. `children` here reads
+the same fields in the same order (the order `_visit_and_replace_children` visits them,
+which LibCST documents as the order they appear in the code), learnt once per node type
+from that method's source. `visit` makes every call `CSTNode.visit` makes on a visitor
+(its hooks, the per-field hooks, `on_visit`/`on_leave`), in the same order. `walk_pass`
+makes them for a rule's pass (a transformer) that changes nothing; the engine walks each
+pass so first and starts it again on LibCST's walk at its first edit. Where a node type's
+source cannot be read, LibCST's own walk serves that node.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ import libcst as cst
 # None: the order could not be learnt, use `CSTNode.children`.
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
 
+# The node type -> its fields LibCST does not visit at all (no per-field calls) when None.
+_SKIPPED_WHEN_NONE: dict[type[cst.CSTNode], frozenset[str]] = {}
+
 # `visit_Call_func` and the like: attribute hooks, which `visit` does not call.
 _ATTRIBUTE_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
 
@@ -37,6 +42,20 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     except (OSError, TypeError, SyntaxError):
         return None
     found: list[tuple[int, int, str]] = []
+    # A field visited under a condition (`visit_sequence(...) if format_spec is not None
+    # else None`): LibCST makes no call for it when it is None.
+    conditional: set[str] = set()
+    for test in ast.walk(tree):
+        if isinstance(test, ast.IfExp):
+            conditional.update(
+                node.args[1].value
+                for node in ast.walk(test)
+                if isinstance(node, ast.Call)
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+            )
+    _SKIPPED_WHEN_NONE[kind] = frozenset(conditional)
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
@@ -76,13 +95,13 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return found
 
 
-# The visitor type -> whether `visit` can imitate LibCST's walk for it.
+# The visitor type -> whether it uses only `visit_<Node>`/`leave_<Node>` hooks.
 _READS_ONLY: dict[type[cst.CSTVisitor], bool] = {}
 
 
 def _reads_only(visitor: cst.CSTVisitor) -> bool:
-    """Whether `visitor` uses only `visit_<Node>`/`leave_<Node>` hooks, as `visit` calls
-    them (no attribute hooks, no own `on_visit`/`on_leave`)."""
+    """Whether `visitor` uses only `visit_<Node>`/`leave_<Node>` hooks (no attribute hooks,
+    no own `on_visit`/`on_leave`), which `visit` then calls directly."""
     kind = type(visitor)
     found = _READS_ONLY.get(kind)
     if found is None:
@@ -94,10 +113,18 @@ def _reads_only(visitor: cst.CSTVisitor) -> bool:
     return found
 
 
+def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
+    try:
+        return _FIELDS[kind]
+    except KeyError:
+        found = _FIELDS[kind] = _learn(kind)
+        return found
+
+
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """`node.visit(visitor)` for a visitor that only reads, without copying nodes."""
+    """`node.visit(visitor)` for a visitor (which reads only), without copying nodes."""
     if not _reads_only(visitor):
-        node.visit(visitor)
+        _visit_all(node, visitor)
         return
     hooks: dict[type[cst.CSTNode], tuple[object, object]] = {}
     # Pre-order with each node's leave hook after its children: (node, entered).
@@ -123,3 +150,60 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             continue
         stack.append((current, True))
         stack.extend((child, False) for child in reversed(children(current)))
+
+
+def _visit_all(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """Every call `node.visit(visitor)` makes, in its order: `on_visit`, for each field
+    `on_visit_attribute`, the field's nodes and `on_leave_attribute`, then `on_leave`. A
+    node type whose fields are not known is visited by LibCST."""
+    fields = _fields(type(node))
+    if fields is None:
+        node.visit(visitor)
+        return
+    if visitor.on_visit(node):
+        skipped = _SKIPPED_WHEN_NONE.get(type(node), frozenset())
+        for name in fields:
+            value = getattr(node, name)
+            if value is None and name in skipped:
+                continue
+            visitor.on_visit_attribute(node, name)
+            if isinstance(value, cst.CSTNode):
+                _visit_all(value, visitor)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, cst.CSTNode):
+                        _visit_all(item, visitor)
+            visitor.on_leave_attribute(node, name)
+    visitor.on_leave(node)
+
+
+def walk_pass(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> None:
+    """The calls `node.visit(transformer)` makes, for a pass that changes nothing: its
+    `on_visit`, then for each field (in LibCST's order) `on_visit_attribute`, the field's
+    nodes, `on_leave_attribute` (only with `attributes`: a transformer with no field hook
+    does nothing in them), and `on_leave(node, node)`, whose result is dropped. Unlike
+    LibCST's walk it builds no copy of any node, so `updated_node` is the original node:
+    a pass may only be walked so when it reports every change it makes (`PythonRule.edit`)
+    and the caller starts it again on LibCST's walk when it does. A node type whose fields
+    are not known is walked by LibCST (its copies are dropped)."""
+    fields = _fields(type(node))
+    if fields is None:
+        node.visit(transformer)
+        return
+    if transformer.on_visit(node):
+        skipped = _SKIPPED_WHEN_NONE.get(type(node), frozenset())
+        for name in fields:
+            value = getattr(node, name)
+            if value is None and name in skipped:
+                continue
+            if attributes:
+                transformer.on_visit_attribute(node, name)
+            if isinstance(value, cst.CSTNode):
+                walk_pass(value, transformer, attributes)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, cst.CSTNode):
+                        walk_pass(item, transformer, attributes)
+            if attributes:
+                transformer.on_leave_attribute(node, name)
+    transformer.on_leave(node, node)

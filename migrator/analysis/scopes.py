@@ -145,7 +145,7 @@ def _imported_names(block: cst.BaseSuite) -> frozenset[str]:
             if isinstance(line, cst.SimpleStatementLine):
                 for small in line.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
-                        small.visit(found)
+                        cst_walk.visit(small, found)
     return frozenset(found.names)
 
 

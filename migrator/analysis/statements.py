@@ -13,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.cst_helpers import assigned_targets, dotted_name
 
 Resolver = Callable[[cst.BaseExpression], str | None]
@@ -47,23 +48,23 @@ class _Reads(cst.CSTVisitor):
         if chain is not None:
             self.chains.add(chain)
             return False
-        node.value.visit(self)
+        cst_walk.visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        cst_walk.visit(node.value, self)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            cst_walk.visit(node.default, self)
         return False
 
 
 def reads(node: cst.CSTNode) -> set[str]:
     """Every Name and dotted attribute chain `node` reads."""
     visitor = _Reads()
-    node.visit(visitor)
+    cst_walk.visit(node, visitor)
     return visitor.chains
 
 
@@ -135,7 +136,7 @@ def binds(statements: Iterable[cst.CSTNode]) -> set[str]:
     """Every name and dotted chain the statements assign, import, define or delete."""
     visitor = _Binds()
     for statement in statements:
-        statement.visit(visitor)
+        cst_walk.visit(statement, visitor)
     return visitor.chains
 
 
@@ -235,7 +236,7 @@ def is_sliced(node: cst.CSTNode, name: str) -> bool:
             ):
                 found = True
 
-    node.visit(_Finder())
+    cst_walk.visit(node, _Finder())
     return found
 
 

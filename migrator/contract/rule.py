@@ -90,6 +90,9 @@ class RuleContext:
     # ids of the statements the pass does not walk into: a `local` rule's statements
     # that hold none of its tokens (`migrator.analysis.statement_spans.cold`).
     cold: frozenset[int] | set[int] = frozenset()
+    # The pass is walked without building a new tree (`cst_walk.walk_pass`): the first
+    # edit stops it with WouldEdit, and the engine walks it again with LibCST.
+    read_only: bool = False
     _module: cst.Module | None = None
     _positions: Mapping[cst.CSTNode, Span] | None = None
     # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
@@ -125,6 +128,11 @@ class RuleContext:
     def edits(self) -> int:
         """How many edits have been recorded (a pass that records none changed nothing)."""
         return sum(1 for finding in self.findings if finding.kind is Kind.EDIT)
+
+
+class WouldEdit(BaseException):
+    """A pass walked read-only (`RuleContext.read_only`) is about to edit. A BaseException,
+    so that no `except Exception` in a rule swallows it."""
 
 
 class Rule:
@@ -198,6 +206,9 @@ class PythonRule(Rule, cst.CSTTransformer):
     _leaves: ClassVar[dict[type, str]] = {}
     _attribute_visits: ClassVar[dict[tuple[type, str], str]] = {}
     _attribute_leaves: ClassVar[dict[tuple[type, str], str]] = {}
+    # Whether the class does anything in LibCST's per-field calls (a field hook, or its
+    # own on_visit_attribute): a read-only walk makes those calls only then.
+    field_hooks: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -210,6 +221,10 @@ class PythonRule(Rule, cst.CSTTransformer):
             own = vars(PythonRule)[name]
             if getattr(cls, name) in (own, operator.is_):  # not a class's own override
                 setattr(cls, name, own if hooks else operator.is_)
+        cls.field_hooks = any(
+            getattr(cls, name) is not operator.is_
+            for name in ("on_visit_attribute", "on_leave_attribute")
+        )
 
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)
@@ -310,6 +325,8 @@ class PythonRule(Rule, cst.CSTTransformer):
         review: bool | None = None,
     ) -> NodeT:
         """Return `replacement` and record the change, unless a suppression covers it."""
+        if self.ctx.read_only:
+            raise WouldEdit
         first, col, last = self.ctx.span(original)
         if self.ctx.is_suppressed(self.code, first, last):
             return updated

@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView
@@ -125,7 +126,7 @@ def _names(node: cst.CSTNode) -> list[cst.Name]:
         def visit_Name(self, name: cst.Name) -> None:
             found.append(name)
 
-    node.visit(_Find())
+    cst_walk.visit(node, _Find())
     return found
 
 

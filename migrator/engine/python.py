@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from migrator.analysis import cst_walk
 from migrator.analysis.ast_lines import (
     first_line,
     hot_lines_of,
@@ -48,7 +49,13 @@ from migrator.analysis.ast_lines import (
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.scopes import PassCache
 from migrator.analysis.statement_spans import Spanned, cold, region_spans
-from migrator.contract.rule import ImportRequest, PythonRule, RuleContext, RuleOptions
+from migrator.contract.rule import (
+    ImportRequest,
+    PythonRule,
+    RuleContext,
+    RuleOptions,
+    WouldEdit,
+)
 from migrator.contract.trigger import FileView, RegionView
 from migrator.core.model import Finding, FixAvailability, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
@@ -289,8 +296,7 @@ class _Run:
                 shared=shared,
                 cold=cold.get(rule_class, frozenset()) if cold else frozenset(),
             )
-            ctx.begin_pass(module)
-            new_module = module.visit(rule_class(ctx))
+            new_module = _pass(module, rule_class, ctx)
             edits = ctx.edits
             if edits:
                 # Keep reporting original line numbers after a pass that added lines.
@@ -307,6 +313,27 @@ class _Run:
             self.edits += edits
             self.imports.extend(ctx.imports)
         return module
+
+
+def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) -> cst.Module:
+    """One rule's pass over `module`. It is walked first without building a new tree
+    (`cst_walk.walk_pass`), which is cheaper, and most passes change nothing; at its first
+    edit (`WouldEdit`) it starts again, with a fresh rule and findings, on LibCST's walk,
+    which builds the edited tree. A pass that reports no edit makes none (rules edit only
+    through `edit()` and `record()`), so the two walks give it the same findings."""
+    ctx.begin_pass(module)
+    ctx.read_only = True
+    try:
+        cst_walk.walk_pass(module, rule_class(ctx), rule_class.field_hooks)
+        return module
+    except WouldEdit:
+        pass
+    finally:
+        ctx.read_only = False
+    ctx.findings.clear()
+    ctx.imports.clear()
+    ctx.begin_pass(module)
+    return module.visit(rule_class(ctx))
 
 
 def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]:
