@@ -11,7 +11,7 @@ from migrator import data
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
 from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import Safety
 
 # Qualified name -> the optimizer class (`data.FUSED_OPTIMIZER_KERNELS`' keys).
@@ -65,6 +65,11 @@ def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
         ):
             names.add(node.target.id)
     return frozenset(names)
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """It acts on (and reports) calls of torch's optimizers only."""
+    return not names.isdisjoint(_OPTIMIZERS)
 
 
 def _file_facts(tree: ast.Module) -> _Facts:
@@ -125,7 +130,7 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("Adam", "SGD"), facts=_file_facts, local=True)
+    trigger = Trigger(tokens=("Adam", "SGD"), names=_names_gate, facts=_file_facts, local=True)
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",

@@ -7,7 +7,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg
 from migrator.contract.names import bound_reference, imported_reference
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import Safety
 
 _INFERENCE_MODES = frozenset(
@@ -23,6 +23,11 @@ _NO_INFERENCE_TENSORS = (
 # Where torch defines the grad-mode context managers (all three export the same classes).
 _GRAD_MODULES = ("torch", "torch.autograd", "torch.autograd.grad_mode")
 _LOW_PRECEDENCE = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """Every edit and report is at a reference to torch's inference_mode."""
+    return not names.isdisjoint(_INFERENCE_MODES)
 
 
 class InferenceMode(PythonRule):
@@ -64,7 +69,7 @@ class InferenceMode(PythonRule):
     name = "inference-mode"
     summary = "torch.inference_mode regions and decorators to the torch.no_grad equivalent."
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("inference_mode",), local=True)
+    trigger = Trigger(tokens=("inference_mode",), names=_names_gate, local=True)
     # Not a device edit: it applies inside code that already handles the NPU too.
     leaves_device_regions = False
     examples = (

@@ -10,7 +10,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import RegionView, Trigger
 from migrator.core.model import Safety
 from migrator.core.project import EMPTY
 
@@ -40,6 +40,33 @@ def _config_facts(tree: ast.Module) -> object:
             if not (isinstance(value, ast.Constant) and value.value is None):
                 fp16 = statement.lineno
     return (torch, fp16)
+
+
+def _sets_optimizer(region: RegionView) -> bool:
+    """Whether the region assigns `optimizer = dict(...)` or `optim_wrapper = dict(...)`
+    outside any function or class (in a module-level `if`, `with`, `try`... too): the only
+    statements the rule edits or reads."""
+    pending = list(region.statements)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, ast.Assign):
+            (target, *more) = statement.targets
+            value = statement.value
+            if (
+                not more
+                and isinstance(target, ast.Name)
+                and target.id in (_OPTIMIZER, _WRAPPER)
+                and isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "dict"
+            ):
+                return True
+        elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for name in ("body", "orelse", "finalbody"):
+                pending.extend(getattr(statement, name, ()))
+            for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                pending.extend(part.body)
+    return False
 
 
 class MmcvConfigOptimizer(PythonRule):
@@ -79,7 +106,13 @@ class MmcvConfigOptimizer(PythonRule):
     summary = "mmcv config optimizer dict(type='AdamW'): fused=True unless mmcv's fp16 scaler runs."
     safety = Safety.REVIEW
     # An mmcv config is a Python file that mmcv's Config reads; a notebook cell is none.
-    trigger = Trigger(tokens=("Adam", "SGD"), notebooks=False, facts=_config_facts, local=True)
+    trigger = Trigger(
+        tokens=("Adam", "SGD"),
+        notebooks=False,
+        region=_sets_optimizer,
+        facts=_config_facts,
+        local=True,
+    )
     action = "review"
     examples = (
         Example(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import Safety
 
 # Qualified name of mmcv's wrapper -> (the module it is imported from by name, the name of
@@ -19,6 +19,13 @@ _WRAPPERS = {
         "DistributedDataParallel",
     ),
 }
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """It rewrites calls of mmcv's wrappers only (not torch's `DataParallel`)."""
+    return not names.isdisjoint(_WRAPPERS)
+
+
 # Devices for which mmcv ships both wrappers (`mmcv.device.npu`, `mmcv.device.mlu`).
 _MMCV_DEVICES = frozenset({"npu", "mlu"})
 # The first mmcv release with `mmcv.device.npu`.
@@ -58,7 +65,7 @@ class MmcvDataParallel(PythonRule):
     name = "mmcv-data-parallel"
     summary = "mmcv's MMDataParallel / MMDistributedDataParallel -> mmcv.device.npu's wrappers."
     safety = Safety.SAFE
-    trigger = Trigger(tokens=("DataParallel",), local=True)
+    trigger = Trigger(tokens=("DataParallel",), names=_names_gate, local=True)
     action = "port-code"
     examples = (
         Example(

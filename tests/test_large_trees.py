@@ -167,6 +167,14 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU060", "import torch\nmodel.compile(mode='max-autotune')\n", True),
         ("NPU060", "import re\npattern.compile()\n", False),
         ("NPU060", "from torch import compile as jit\nm = jit(m)\n", True),
+        # An mmcv config's optimizer dict at module level, under an `if` too; not in a
+        # function, not another name, not another call.
+        ("NPU022", "optimizer = dict(type='AdamW', lr=1e-3)\n", True),
+        ("NPU022", "if x:\n    pass\nelse:\n    optim_wrapper = dict(optimizer=o)\n", True),
+        ("NPU022", "try:\n    pass\nexcept E:\n    optimizer = dict(type='SGD')\n", True),
+        ("NPU022", "def f():\n    optimizer = dict(type='AdamW')\n", False),
+        ("NPU022", "opt = dict(type='AdamW')\noptimizer = build(type='AdamW')\n", False),
+        ("NPU022", "optimizer = other = dict(type='AdamW')\n", False),
     ],
 )
 def test_region_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
@@ -246,6 +254,24 @@ def test_reporters_of_named_apis_are_gated_on_names_unless_they_visit_more() -> 
     view = None  # the uses gate reads only the names
     assert gate(frozenset({"triton.language.load"}), view)  # type: ignore[arg-type]
     assert not gate(frozenset({"tritonclient", "torch.cuda"}), view)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("code", "acts_on", "not_on"),
+    [
+        ("NPU021", "mmcv.parallel.MMDataParallel", "torch.nn.parallel.DistributedDataParallel"),
+        ("NPU004", "torch.optim.AdamW", "transformers.AdamW"),
+        ("NPU002", "torch.autograd.grad_mode.inference_mode", "torch.is_inference_mode_enabled"),
+    ],
+)
+def test_rules_of_named_calls_skip_regions_that_name_none_of_them(
+    code: str, acts_on: str, not_on: str
+) -> None:
+    gate = next(rule for rule in RULES if rule.code == code).trigger.names
+    assert gate is not None
+    view = None  # these gates read only the names
+    assert gate(frozenset({acts_on, "torch"}), view)  # type: ignore[arg-type]
+    assert not gate(frozenset({not_on, "torch"}), view)  # type: ignore[arg-type]
 
 
 def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
