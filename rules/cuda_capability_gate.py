@@ -8,10 +8,28 @@ from migrator.analysis import cst_walk
 from migrator.analysis.capability_gates import PROPERTIES_API, answer, capability_read
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 
 _CAPABILITY = "torch.cuda.get_device_capability"
 _PROPERTIES = f"torch.cuda.{PROPERTIES_API}"
+# Every site the rule edits or reports is a use of one of these (or of torch.cuda.nccl.*).
+_NAMES = frozenset(
+    {
+        _CAPABILITY,
+        _PROPERTIES,
+        "torch.backends.cuda.is_built",
+        "torch.version.cuda",
+        "torch.cuda.nccl",
+    }
+)
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """A region that names none of the APIs is not parsed for the rule (the `nccl` token
+    alone is in every mention of ProcessGroupNCCL or an "nccl" backend string)."""
+    source = f"torch.{view.target.source_device_type}"
+    wanted = _NAMES | {f"{source}.get_device_capability", f"{source}.{PROPERTIES_API}"}
+    return any(name in wanted or name.startswith("torch.cuda.nccl.") for name in names)
 
 
 class CudaCapabilityGate(PythonRule):
@@ -70,9 +88,12 @@ class CudaCapabilityGate(PythonRule):
             "get_device_capability",
             "get_device_properties",
             "version.cuda",
+            # `import torch.version as tv` then `tv.cuda`: the alias spells it.
+            "torch.version",
             "nccl",
             "is_built",
-        )
+        ),
+        names=_names_gate,
     )
     examples = (
         Example(

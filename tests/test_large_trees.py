@@ -18,6 +18,7 @@ from migrator.analysis import ast_lines
 from migrator.analysis.ast_lines import hot_lines, hot_lines_of, qualified_names
 from migrator.analysis.bindings import module_bindings
 from migrator.contract.rule import PythonRule, RuleOptions
+from migrator.contract.trigger import FileView
 from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import migrate_python, parse_ast, without_strings
@@ -262,6 +263,8 @@ def test_reporters_of_named_apis_are_gated_on_names_unless_they_visit_more() -> 
         ("NPU021", "mmcv.parallel.MMDataParallel", "torch.nn.parallel.DistributedDataParallel"),
         ("NPU004", "torch.optim.AdamW", "transformers.AdamW"),
         ("NPU002", "torch.autograd.grad_mode.inference_mode", "torch.is_inference_mode_enabled"),
+        ("NPU018", "torch.cuda.nccl.version", "torch.distributed.ProcessGroupNCCL"),
+        ("NPU018", "torch.version.cuda", "torch.version.hip"),
     ],
 )
 def test_rules_of_named_calls_skip_regions_that_name_none_of_them(
@@ -269,9 +272,9 @@ def test_rules_of_named_calls_skip_regions_that_name_none_of_them(
 ) -> None:
     gate = next(rule for rule in RULES if rule.code == code).trigger.names
     assert gate is not None
-    view = None  # these gates read only the names
-    assert gate(frozenset({acts_on, "torch"}), view)  # type: ignore[arg-type]
-    assert not gate(frozenset({not_on, "torch"}), view)  # type: ignore[arg-type]
+    view = FileView("m.py", "", RuleOptions())
+    assert gate(frozenset({acts_on, "torch"}), view)
+    assert not gate(frozenset({not_on, "torch"}), view)
 
 
 def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
