@@ -89,7 +89,7 @@ class CudaCapabilityGate(PythonRule):
             "get_device_properties",
             "version.cuda",
             # `import torch.version as tv` then `tv.cuda`: the alias spells it.
-            "torch.version",
+            "torch.version.cuda",
             "nccl",
             "is_built",
         ),

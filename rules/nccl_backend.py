@@ -9,7 +9,7 @@ import libcst as cst
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import TokenPattern, Trigger
 
 _DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
 # Callees whose positional argument at this index is a backend.
@@ -62,7 +62,11 @@ class NcclBackend(StringPositionRule):
     summary = (
         'The "nccl" process-group backend (arguments, settings, comparisons) to the target one.'
     )
-    trigger = Trigger(tokens=("nccl", "NCCL"))
+    trigger = Trigger(
+        tokens=("nccl", "NCCL"),
+        # A per-device backend string without NCCL: "cpu:gloo,cuda:gloo" (not "cuda:0").
+        patterns=(TokenPattern("cuda", r"cuda\s*:\s*[A-Za-z_]"),),
+    )
     kind = "backend"
     examples = (
         Example(

@@ -155,9 +155,11 @@ class Trigger:
         for guard, pattern in _compiled(self.patterns):
             if guard in text and pattern.search(text):
                 return True
-        return any(
+        if any(
             _imports_name(text, name, statements) for name, statements in _from_imports(self.tokens)
-        )
+        ):
+            return True
+        return _spelt_through_alias(text, _dotted_tails(self.tokens))
 
     def token_regexes(self) -> tuple[str, ...]:
         """A regex for each token, as a statement is searched for it (see `words`)."""
@@ -213,6 +215,77 @@ def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]],
             statement = rf"from\s+{re.escape(module)}\s+import\s*(?:\([^)]*\)|[^\n]*)"
             found.append((name, re.compile(statement)))
     return tuple(found)
+
+
+@functools.cache
+def _dotted_tails(tokens: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """For each dotted token `a.b.c`, each module prefix with what follows it: ("a.b", "c",
+    "c") and ("a", "b.c", "b"), the last item the first name after the prefix."""
+    found = []
+    for token in tokens:
+        parts = token.split(".")
+        if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+            continue
+        for cut in range(1, len(parts)):
+            found.append((".".join(parts[:cut]), ".".join(parts[cut:]), parts[cut]))
+    return tuple(found)
+
+
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
+_FROM_IMPORT = re.compile(
+    r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]+)", re.MULTILINE
+)
+_COMMENT = re.compile(r"#[^\n]*")
+# The last text `_module_names` read, and what it found (one file at a time).
+_NAMES_OF: tuple[str, dict[str, frozenset[str]]] | None = None
+
+
+def _module_names(text: str) -> dict[str, frozenset[str]]:
+    """What the file's import statements bind, by the dotted name bound: `import a.b as m`
+    binds m to "a.b", `import a` a to "a", `from a import b as m` m to "a.b" (a superset:
+    statements are found by line, wherever they are, strings included)."""
+    global _NAMES_OF
+    if _NAMES_OF is not None and _NAMES_OF[0] is text:
+        return _NAMES_OF[1]
+    found: dict[str, set[str]] = {}
+    if "import" in text:
+        for match in _IMPORT.finditer(text):
+            for item in match.group(1).split(","):
+                name, _, alias = item.strip().partition(" as ")
+                name, alias = name.strip(), alias.strip()
+                if alias:
+                    found.setdefault(name, set()).add(alias)
+                elif name:
+                    head = name.split(".", 1)[0]
+                    found.setdefault(head, set()).add(head)
+        for match in _FROM_IMPORT.finditer(text):
+            module = match.group(1)
+            for item in _COMMENT.sub("", match.group(2)).strip("()").split(","):
+                name, _, alias = item.strip().partition(" as ")
+                if name.strip():
+                    bound = alias.strip() or name.strip()
+                    found.setdefault(f"{module}.{name.strip()}", set()).add(bound)
+    names = {module: frozenset(bound) for module, bound in found.items()}
+    _NAMES_OF = (text, names)
+    return names
+
+
+def _spelt_through_alias(text: str, tails: tuple[tuple[str, str, str], ...]) -> bool:
+    """Whether a dotted token is spelt through a name an import binds to its module:
+    `tc.graphs` after `import torch.cuda as tc` for "torch.cuda.graphs", as the engine's
+    region search (`alias_tokens`) finds it once the file is read."""
+    if not tails or (" as " not in text and "from" not in text):
+        return False
+    names = _module_names(text)
+    for prefix, rest, first in tails:
+        bound = names.get(prefix)
+        if not bound or first not in text:
+            continue
+        tail = r"\s*\.\s*".join(map(re.escape, rest.split(".")))
+        for name in bound:
+            if name != prefix and re.search(rf"\b{re.escape(name)}\s*\.\s*{tail}\b", text):
+                return True
+    return False
 
 
 def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:

@@ -1,0 +1,5 @@
+import torch.distributed as dist
+
+
+def setup():
+    dist.init_process_group(backend="cpu:gloo,cuda:gloo")
