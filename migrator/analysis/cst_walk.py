@@ -19,6 +19,7 @@ import inspect
 import re
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -154,8 +155,24 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 
 def _visit_all(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """Every call `node.visit(visitor)` makes, in its order: `on_visit`, for each field
-    `on_visit_attribute`, the field's nodes and `on_leave_attribute`, then `on_leave`. A
-    node type whose fields are not known is visited by LibCST."""
+    `on_visit_attribute`, the field's nodes and `on_leave_attribute`, then `on_leave`."""
+    _walk(node, visitor, attributes=True, transformer=False)
+
+
+def walk_pass(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> None:
+    """The calls `node.visit(transformer)` makes, for a pass that changes nothing: its
+    `on_visit`, then for each field (in LibCST's order) `on_visit_attribute`, the field's
+    nodes, `on_leave_attribute` (only with `attributes`: a transformer with no field hook
+    does nothing in them), and `on_leave(node, node)`, whose result is dropped. Unlike
+    LibCST's walk it builds no copy of any node, so `updated_node` is the original node:
+    a pass may only be walked so when it reports every change it makes (`PythonRule.edit`)
+    and the caller starts it again on LibCST's walk when it does."""
+    _walk(node, transformer, attributes, transformer=True)
+
+
+def _walk(node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool) -> None:
+    """`_visit_all` and `walk_pass`; a node type whose fields are not known is walked by
+    LibCST (for a transformer, its copies are dropped)."""
     fields = _fields(type(node))
     if fields is None:
         node.visit(visitor)
@@ -166,44 +183,17 @@ def _visit_all(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             value = getattr(node, name)
             if value is None and name in skipped:
                 continue
-            visitor.on_visit_attribute(node, name)
+            if attributes:
+                visitor.on_visit_attribute(node, name)
             if isinstance(value, cst.CSTNode):
-                _visit_all(value, visitor)
+                _walk(value, visitor, attributes, transformer)
             elif isinstance(value, (tuple, list)):
                 for item in value:
                     if isinstance(item, cst.CSTNode):
-                        _visit_all(item, visitor)
-            visitor.on_leave_attribute(node, name)
-    visitor.on_leave(node)
-
-
-def walk_pass(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> None:
-    """The calls `node.visit(transformer)` makes, for a pass that changes nothing: its
-    `on_visit`, then for each field (in LibCST's order) `on_visit_attribute`, the field's
-    nodes, `on_leave_attribute` (only with `attributes`: a transformer with no field hook
-    does nothing in them), and `on_leave(node, node)`, whose result is dropped. Unlike
-    LibCST's walk it builds no copy of any node, so `updated_node` is the original node:
-    a pass may only be walked so when it reports every change it makes (`PythonRule.edit`)
-    and the caller starts it again on LibCST's walk when it does. A node type whose fields
-    are not known is walked by LibCST (its copies are dropped)."""
-    fields = _fields(type(node))
-    if fields is None:
-        node.visit(transformer)
-        return
-    if transformer.on_visit(node):
-        skipped = _SKIPPED_WHEN_NONE.get(type(node), frozenset())
-        for name in fields:
-            value = getattr(node, name)
-            if value is None and name in skipped:
-                continue
+                        _walk(item, visitor, attributes, transformer)
             if attributes:
-                transformer.on_visit_attribute(node, name)
-            if isinstance(value, cst.CSTNode):
-                walk_pass(value, transformer, attributes)
-            elif isinstance(value, (tuple, list)):
-                for item in value:
-                    if isinstance(item, cst.CSTNode):
-                        walk_pass(item, transformer, attributes)
-            if attributes:
-                transformer.on_leave_attribute(node, name)
-    transformer.on_leave(node, node)
+                visitor.on_leave_attribute(node, name)
+    if transformer:
+        visitor.on_leave(node, node)
+    else:
+        visitor.on_leave(node)
