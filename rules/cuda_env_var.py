@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import enum
 import math
 import re
@@ -10,9 +11,10 @@ from typing import TypeVar
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import walk
 from migrator.analysis.cst_helpers import find_arg, string_value, terminal_name, with_string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import RegionView, Trigger
 from migrator.core.target import EnvMapping
 
 # Names of mappings that hold an environment: `env`, `new_env`, `self.envs`, `environ`.
@@ -44,6 +46,21 @@ class _Key:
     mapping: EnvMapping
     use: _Use
     value: cst.BaseExpression | None = None
+
+
+def _names_a_variable(region: RegionView) -> bool:
+    """Whether the region holds a plain string or a keyword's name that is a CUDA-side
+    variable (`Target.env_mapping`): every key the rule edits or reports is one (a
+    `CUDA_HOME` constant or `_NCCL_STREAMS` attribute is not)."""
+    mapping = region.target.env_mapping
+    for statement in region.statements:
+        for node in walk(statement):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if mapping(node.value) is not None:
+                    return True
+            elif isinstance(node, ast.keyword) and node.arg and mapping(node.arg) is not None:
+                return True
+    return False
 
 
 class CudaEnvVar(PythonRule):
@@ -87,7 +104,7 @@ class CudaEnvVar(PythonRule):
     action = "host-setup"
     name = "cuda-env-var"
     summary = "CUDA/NCCL environment variables set or read from Python to the target's names."
-    trigger = Trigger(tokens=("CUDA_", "NCCL_"), local=True)
+    trigger = Trigger(tokens=("CUDA_", "NCCL_"), region=_names_a_variable, local=True)
     examples = (
         Example(
             'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n'

@@ -176,6 +176,10 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU022", "def f():\n    optimizer = dict(type='AdamW')\n", False),
         ("NPU022", "opt = dict(type='AdamW')\noptimizer = build(type='AdamW')\n", False),
         ("NPU022", "optimizer = other = dict(type='AdamW')\n", False),
+        # A CUDA-side variable as a string or a keyword's name; not a constant's name.
+        ("NPU017", "import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", True),
+        ("NPU017", "env = dict(NCCL_DEBUG='INFO')\n", True),
+        ("NPU017", "CUDA_HOME = find()\nx = self._NCCL_STREAMS\n", False),
     ],
 )
 def test_region_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
