@@ -124,6 +124,10 @@ class TorchCudaApi(PythonRule):
     # uses one).
     trigger = Trigger(
         tokens=("torch.cuda",),
+        # It reads names only (attributes, imports; a device table's "cuda" key counts
+        # only with a value that spells torch.cuda): not `"from torch.cuda import nvtx"`
+        # in a string of generated code.
+        words=True,
         patterns=(
             TokenPattern(".cuda", r"\.cuda\b(?!\s*\()"),
             TokenPattern(".cuda_stream", r"\.cuda_stream\b"),

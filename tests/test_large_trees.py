@@ -295,3 +295,25 @@ def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
         # Each file's own nodes, also when the last tree asked about was another.
         assert ast_lines.nodes_of(tree, kinds) == expected
         assert len(expected) > 100
+
+
+def test_torch_cuda_in_generated_code_strings_is_not_parsed_for_npu012(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from migrator.engine import python
+
+    rule = next(rule for rule in RULES if rule.code == "NPU012")
+    parses: list[str] = []
+    real = python.parse_cst
+
+    def counting(text: str, line_offset: int = 0) -> object:
+        parses.append(text)
+        return real(text, line_offset)
+
+    monkeypatch.setattr(python, "parse_cst", counting)
+    strings = 'import torch\n\n\ndef header(w):\n    w.writeline("from torch.cuda import nvtx")\n'
+    outcome = migrate_python(strings, "m.py", [rule], NPU, RuleOptions())
+    assert parses == [] and not outcome.findings
+    code = "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n"
+    outcome = migrate_python(code, "m.py", [rule], NPU, RuleOptions())
+    assert len(parses) == 1 and [finding.code for finding in outcome.findings] == ["NPU012"]
