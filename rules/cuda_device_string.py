@@ -8,7 +8,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import nodes_of
+from migrator.analysis.ast_lines import nodes_of, walk
 from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
@@ -155,15 +155,20 @@ def _config_key(node: cst.BaseExpression) -> str | None:
 
 
 def _has_source_literal(statement: ast.stmt, target: Target) -> bool:
-    # Every literal it rewrites starts with the source device ("cuda", "cuda:0",
-    # f"cuda:{i}"); docstrings and log text that merely mention it do not.
+    # Every literal it rewrites names the source device as a whole, alone or before a
+    # colon ("cuda", "cuda:0", f"cuda:{i}", "cuda:" + str(i), "cuda:{}".format(i)); one in
+    # another case ("CUDA") counts only as a registration's device type, an argument of a
+    # call. Docstrings, log text and names that merely start with it ("cudagraphs") do not.
     source = target.source_device_type
-    return any(
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and (node.value.startswith(source) or node.value == source.upper())
-        for node in ast.walk(statement)
-    )
+    other_case = False
+    nodes = walk(statement)
+    for node in nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            kind = node.value.split(":", 1)[0]
+            if kind == source:
+                return True
+            other_case = other_case or kind.lower() == source
+    return other_case and any(isinstance(node, ast.Call) for node in nodes)
 
 
 class CudaDeviceString(StringPositionRule):

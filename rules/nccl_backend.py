@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 import libcst as cst
 
+from migrator.analysis.ast_lines import walk
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
 from migrator.contract.trigger import TokenPattern, Trigger
+from migrator.core.target import Target
 
 _DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
 # Callees whose positional argument at this index is a backend.
@@ -18,6 +21,28 @@ _BACKEND_ARGUMENT = {
     **{f"{module}.new_group": 2 for module in _DIST},
     **{f"{module}.Backend": 0 for module in _DIST},
 }
+
+
+def _names_backend(statement: ast.stmt, target: Target) -> bool:
+    """Whether the statement holds what the rule acts on: a string `retarget_backend`
+    changes ("nccl", "cpu:gloo,cuda:nccl"), or the name `NCCL` (`Backend.NCCL`) or
+    `is_nccl_available`. Identifiers that only contain the token (`NCCL_TIMEOUT`,
+    `self._nccl_comm`) and log text do not."""
+    source = target.source_dist_backend
+    names = {source.upper(), f"is_{source}_available"}
+    for node in walk(statement):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and retarget_backend(
+                node.value, source, target.dist_backend, target.source_device_type,
+                target.device_type,
+            ) is not None:  # fmt: skip
+                return True
+        elif isinstance(node, ast.Attribute):
+            if node.attr in names:
+                return True
+        elif isinstance(node, ast.Name) and node.id in names:
+            return True
+    return False
 
 
 class NcclBackend(StringPositionRule):
@@ -66,6 +91,7 @@ class NcclBackend(StringPositionRule):
         tokens=("nccl", "NCCL"),
         # A per-device backend string without NCCL: "cpu:gloo,cuda:gloo" (not "cuda:0").
         patterns=(TokenPattern("cuda", r"cuda\s*:\s*[A-Za-z_]"),),
+        statement_gate=_names_backend,
     )
     kind = "backend"
     examples = (

@@ -186,6 +186,37 @@ def test_region_gates_foresee_what_the_rule_reads(code: str, text: str, passes: 
     assert _region_gate(code, text) is passes
 
 
+@pytest.mark.parametrize(
+    ("code", "text", "passes"),
+    [
+        # Device strings in every spelling the rule rewrites; a registration's "CUDA".
+        ("NPU010", "x = x.to('cuda')\n", True),
+        ("NPU010", "d = f'cuda:{rank}'\n", True),
+        ("NPU010", "d = 'cuda:' + str(rank)\n", True),
+        ("NPU010", "d = 'cuda:{}'.format(rank)\n", True),
+        ("NPU010", "lib.impl('op', kernel, 'CUDA')\n", True),
+        # A constant in another case with no call, a name that starts with the device,
+        # log text.
+        ("NPU010", "_BACKEND = 'CUDA'\n", False),
+        ("NPU010", "__all__ = ['cudagraph_mark_step_begin']\n", False),
+        ("NPU010", "print('cuda is ready')\n", False),
+        # Backend strings, Backend.NCCL, the availability probe; identifiers and log text
+        # that only contain the token.
+        ("NPU016", "dist.init_process_group('nccl')\n", True),
+        ("NPU016", "backend = 'cpu:gloo,cuda:gloo'\n", True),
+        ("NPU016", "b = dist.Backend.NCCL\n", True),
+        ("NPU016", "ok = is_nccl_available()\n", True),
+        ("NPU016", "NCCL_TIMEOUT = 5\nself._nccl_comm = None\n", False),
+        ("NPU016", "print('nccl ready')\n", False),
+    ],
+)
+def test_statement_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
+    rule = next(rule for rule in RULES if rule.code == code)
+    assert rule.trigger.statement_gate is not None
+    tree = parse_ast(text)
+    assert any(rule.trigger.in_statement(node, NPU) for node in tree.body) is passes
+
+
 def test_a_gate_sees_names_an_earlier_cell_imported() -> None:
     earlier = module_bindings(parse_ast("from cuda import cudart\n"))
     cell = "err, free, total = cudart.cudaMemGetInfo()\n"
