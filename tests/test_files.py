@@ -26,12 +26,10 @@ BAD_INPUTS = {
     "null_bytes": b'import torch\nwith torch.autocast("cuda"):\n    pass\x00\n',
     # Python rejects source in an encoding that is not ASCII-compatible.
     "utf16_cookie": b'# coding: utf-16\nimport torch\nwith torch.autocast("cuda"):\n    pass\n',
-    # Valid Python (under the 100-level limit) that LibCST's code generation recurses on.
-    "deeply_nested_blocks": (
-        b"import torch\n"
-        + b"".join(b"    " * i + b"if x:\n" for i in range(95))
-        + b"    " * 95
-        + b'y = torch.autocast("cuda")\n'
+    # Valid Python (under the parser's 200-level limit) that LibCST's code generation
+    # recurses on.
+    "deeply_nested_brackets": (
+        b'import torch\ny = torch.autocast("cuda", x=[' + b"[" * 180 + b"]" * 180 + b"])\n"
     ),
 }
 EXPECTED_MESSAGE = {
@@ -40,7 +38,7 @@ EXPECTED_MESSAGE = {
     "undecodable_bytes": "cannot decode as utf-8: byte 0xff (line 2)",
     "null_bytes": "contains null bytes (line 3)",
     "utf16_cookie": "encoding problem: utf-16 (Python cannot read source in it) (line 1)",
-    "deeply_nested_blocks": "nesting too deep to migrate",
+    "deeply_nested_brackets": "nesting too deep to migrate",
 }
 
 
@@ -60,6 +58,19 @@ def test_bad_input_is_reported_and_left_byte_identical(tmp_path: Path, case: str
     assert bad.read_bytes() == BAD_INPUTS[case]
     assert good.read_text() == MIGRATED, "the run carries on past a bad file"
     assert "1 file failed" in result.stderr
+
+
+def test_deeply_nested_blocks_are_migrated(tmp_path: Path) -> None:
+    # 95 nested `if` blocks (Python allows 100): a finding's position comes from its own
+    # statement's code generation, which does not recurse through the blocks around it.
+    depth = 95
+    head = "import torch\n" + "".join("    " * i + "if x:\n" for i in range(depth))
+    file = tmp_path / "deep.py"
+    file.write_text(head + "    " * depth + 'y = torch.autocast("cuda")\n')
+    result = invoke(str(file), "--allow-no-vcs")
+    assert result.exit_code == 0, result.stderr
+    assert file.read_text() == head + "    " * depth + 'y = torch.autocast("npu")\n'
+    assert f"deep.py:{depth + 2}:{4 * depth + 5}: NPU001" in result.stderr
 
 
 def test_pep263_cookie_encoding_is_kept(tmp_path: Path) -> None:

@@ -6,15 +6,20 @@ releases (this file's comparison with the public `MetadataWrapper`) and update C
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
 from pathlib import Path
 
+import accelerate
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator.analysis.positions import code_positions
+from migrator.analysis.positions import StatementPositions, code_positions
+from migrator.analysis.statement_spans import region_spans, statement_starts
+from migrator.contract.rule import _STATEMENTS
+from migrator.formats.sources import split_lines
 
 PYPROJECT = Path(__file__).parent.parent / "pyproject.toml"
 # The libcst requirement code_positions was checked against.
@@ -64,3 +69,76 @@ def test_code_positions_equal_the_metadata_wrappers(name: str) -> None:
         for node, where in expected.items()
     }
     assert dict(code_positions(module)) == as_tuples
+
+
+# Real code: accelerate's largest modules and LibCST's expression nodes; and shapes the
+# statement-by-statement positions must get right (comments and blank lines before a
+# statement, a comment between decorators, elif chains, handlers, else and finally
+# clauses, a one-line suite, tab and mixed indentation, a `match` statement, whose cases
+# are no block of a statement, CRLF line ends).
+_REAL = [
+    *sorted(Path(accelerate.__file__).parent.rglob("*.py"), key=lambda p: -p.stat().st_size)[:3],
+    Path(cst.__file__).parent / "_nodes" / "expression.py",
+]
+_STATEMENT_SHAPES = {
+    **SOURCES,
+    "leading_lines": (
+        "# head\n\nimport os\n\n\n# about f\n@a  # x\n# between\n@b(\n  1)\n\ndef f():\n"
+        "    # in f\n\n    if x:\n        y = 1\n    # before elif\n    elif z:\n"
+        "        pass\n    else:\n        w = (1,\n  2)\n    try: a()\n    except E as e:\n"
+        "        # handler\n        b()\n    finally:\n        c()\n"
+    ),
+    "tabs_and_match": (
+        "class K:\n\tdef m(self):\n\t\tmatch v:\n\t\t\tcase 1:\n\t\t\t\tx = cuda()\n"
+        "\t\treturn [\n1]\n"
+    ),
+    # A block indented otherwise than the module's default.
+    "uneven_indent": "def f():\n    if x:\n      y = 1\n      z = g(\n 1)\n    return 2\n",
+    "crlf": "def f():\r\n    # c\r\n    x = 1\r\n\r\n    return x\r\n",
+}
+
+
+def _statement_cases() -> list[tuple[str, str]]:
+    found = sorted(_STATEMENT_SHAPES.items())
+    found += [(path.name, path.read_text(encoding="utf-8")) for path in _REAL]
+    return found
+
+
+class _Paths(cst.CSTVisitor):
+    """Each node with the statements it is in, as `PythonRule` keeps them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.path: list[cst.CSTNode] = []
+        self.found: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in _STATEMENTS:
+            self.path.append(node)
+        self.found.append((node, tuple(self.path)))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if type(original_node) in _STATEMENTS:
+            self.path.pop()
+
+
+@pytest.mark.parametrize(("name", "text"), _statement_cases())
+def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None:
+    module = cst.parse_module(text)
+    lines = split_lines(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, lines), 0)
+    whole = code_positions(module)
+    walk = _Paths()
+    module.visit(walk)
+    positions = StatementPositions(module, starts)
+    inside = [(node, path) for node, path in walk.found if path]
+    for node, path in inside:
+        assert positions.span(node, path) == whole[node], (name, node)
+    # Each node in a statement was served by a statement's own code generation.
+    assert positions._whole is None
+    assert len(inside) > 0 or not module.body
+    # The module's own node and its header and footer lines come from the whole tree's.
+    for node, path in walk.found:
+        assert positions.span(node, path) == whole[node], (name, node)

@@ -11,8 +11,9 @@ public wrapper and pins the libcst versions `pyproject.toml` allows.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 
 import libcst as cst
@@ -21,6 +22,10 @@ from libcst._nodes.internal import CodegenState
 # (first line, 0-based first column, last line, 0-based column after the end): what
 # PositionProvider's CodeRange holds, as (start.line, start.column, end.line, end.column).
 Span = tuple[int, int, int, int]
+
+# id(statement) -> (the statement, the line its code starts on, the line of its first
+# token): see `StatementPositions`.
+StartLines = Mapping[int, tuple[cst.CSTNode, int, int]]
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
@@ -114,3 +119,102 @@ def code_positions(module: cst.Module) -> Mapping[cst.CSTNode, Span]:
     state = _PositionState(module.default_indent, module.default_newline)
     module._codegen(state)
     return state.found
+
+
+def statement_positions(
+    statement: cst.CSTNode, line: int, indent: Sequence[str], module: cst.Module
+) -> dict[cst.CSTNode, Span]:
+    """The positions `code_positions(module)` gives the nodes of one of its statements,
+    from that statement's code generation alone: `line` is the line its code starts on
+    (its leading blank and comment lines included), `indent` the indentation of the
+    blocks around it. A statement's code depends on nothing else (LibCST's code
+    generation state holds only the indentation, the module's defaults and the tokens
+    so far, which only `Module` reads)."""
+    state = _PositionState(module.default_indent, module.default_newline)
+    state.line = line
+    state.indent_tokens = list(indent)
+    statement._codegen(state)
+    return state.found
+
+
+def block_indents(path: Sequence[cst.CSTNode], module: cst.Module) -> list[str] | None:
+    """The indentation `path[-1]` is generated with, `path` being the statements from one
+    of `module`'s own to it, each inside the one before (an `elif` is in its `if`):
+    what each block between them adds (`IndentedBlock.indent`, else the module's
+    default). None where a step is not a block's statement (a `match` case's, say)."""
+    if not path or not any(statement is path[0] for statement in module.body):
+        return None
+    indents: list[str] = []
+    for outer, inner in itertools.pairwise(path):
+        if isinstance(outer, cst.If) and outer.orelse is inner:
+            continue
+        block = next(
+            (block for block in _blocks(outer) if any(s is inner for s in block.body)), None
+        )
+        if block is None:
+            return None
+        indents.append(module.default_indent if block.indent is None else block.indent)
+    return indents
+
+
+def _blocks(statement: cst.CSTNode) -> list[cst.IndentedBlock]:
+    """The indented blocks of a compound statement (not a `match` statement's cases)."""
+    found: list[object] = [getattr(statement, "body", None)]
+    for name in ("orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, (cst.Else, cst.Finally)):
+            found.append(part.body)
+    found.extend(handler.body for handler in getattr(statement, "handlers", ()))
+    return [block for block in found if isinstance(block, cst.IndentedBlock)]
+
+
+class StatementPositions:
+    """The positions of one tree's nodes, worked out statement by statement: a node's
+    comes from the code generation of the innermost statement around it whose first line
+    is known (`starts`, read off the stdlib parse the tree was made from), and only where
+    no such statement holds it from the whole tree's. A finding in a long function then
+    costs the generation of its own statement, not of the function.
+
+    `starts`: id(statement) -> (the statement, the line its code starts on, and the line
+    its first token is on, which the statement's own positions must agree with, else the
+    whole tree's serve)."""
+
+    def __init__(self, module: cst.Module, starts: StartLines) -> None:
+        self._module = module
+        self._starts = starts
+        self._by_statement: dict[int, dict[cst.CSTNode, Span] | None] = {}
+        self._whole: Mapping[cst.CSTNode, Span] | None = None
+
+    def span(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Span:
+        """`node`'s position; `path`: the statements the walk is in, outermost first."""
+        if self._whole is None:
+            for index in range(len(path) - 1, -1, -1):
+                found = self._of(path, index)
+                if found is not None and node in found:
+                    return found[node]
+            self._whole = code_positions(self._module)
+        return self._whole[node]
+
+    def _of(self, path: Sequence[cst.CSTNode], index: int) -> dict[cst.CSTNode, Span] | None:
+        statement = path[index]
+        key = id(statement)
+        if key in self._by_statement:
+            return self._by_statement[key]
+        found = None
+        known = self._starts.get(key)
+        if known is not None and known[0] is statement:
+            indent = block_indents(path[: index + 1], self._module)
+            if indent is not None:
+                found = statement_positions(statement, known[1], indent, self._module)
+                if found.get(_first_token(statement), (0,))[0] != known[2]:
+                    found = None
+        self._by_statement[key] = found
+        return found
+
+
+def _first_token(statement: cst.CSTNode) -> cst.CSTNode:
+    """The node whose position starts on the statement's first token."""
+    if isinstance(statement, cst.SimpleStatementLine) and statement.body:
+        return statement.body[0]
+    decorators = getattr(statement, "decorators", ())
+    return decorators[0] if decorators else statement

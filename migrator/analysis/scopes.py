@@ -26,7 +26,7 @@ from migrator.analysis.cst_helpers import (
     is_availability_test,
 )
 from migrator.analysis.device_regions import Decisions
-from migrator.analysis.positions import Span, code_positions
+from migrator.analysis.positions import Span, StartLines, StatementPositions, code_positions
 from migrator.analysis.statements import suites
 
 
@@ -47,6 +47,9 @@ class PassCache:
         self.device_regions: Decisions = {}
         # The text of the tree the passes walk, when the engine has it (see `code`).
         self._code: tuple[cst.Module, str] | None = None
+        # The tree the engine parsed, with where its statements start (see `span`).
+        self._starts: tuple[cst.Module, Callable[[], StartLines]] | None = None
+        self._by_statement: StatementPositions | None = None
 
     def know_code(self, module: cst.Module, code: str) -> None:
         """Say that `code` is `module.code` (the text it was parsed from, or generated)."""
@@ -63,6 +66,23 @@ class PassCache:
         if self._module is not module or self._positions is None:
             self._module, self._positions = module, code_positions(module)
         return self._positions
+
+    def know_starts(self, module: cst.Module, starts: Callable[[], StartLines]) -> None:
+        """Say where `module`'s statements start (`statement_spans.statement_starts`, read
+        off the stdlib parse of the text it was parsed from), so that a node's position
+        comes from its statement's code generation (`span`)."""
+        self._starts = (module, starts)
+        self._by_statement = None
+
+    def span(self, module: cst.Module, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Span:
+        """`node`'s position in `module`; `path`: the statements the walk is in, outermost
+        first. On the tree the engine parsed (`know_starts`), worked out for the statement
+        around it; on a tree a pass built, from the whole tree's code generation."""
+        if self._starts is not None and self._starts[0] is module:
+            if self._by_statement is None:
+                self._by_statement = StatementPositions(module, self._starts[1]())
+            return self._by_statement.span(node, path)
+        return self.positions(module)[node]
 
     def bindings(
         self, node: cst.CSTNode, compute: Callable[[], dict[str, Binding]]

@@ -195,3 +195,27 @@ def _is_data(statement: ast.stmt, words: Sequence[str]) -> bool:
             if any(word in text for word in words):
                 return False
     return True
+
+
+def statement_starts(
+    spans: Sequence[Spanned], offset: int
+) -> dict[int, tuple[cst.CSTNode, int, int]]:
+    """For each statement of `spans` (not an `elif`, which is part of its `if`): its id ->
+    (the statement, the line of the region's parse its code starts on, its leading blank
+    and comment lines included, and the line of its first token); `offset`: the file
+    line before the parse's first line. What `positions.StatementPositions` reads."""
+    found: dict[int, tuple[cst.CSTNode, int, int]] = {}
+    pending: list[tuple[Spanned, cst.CSTNode | None]] = [(span, None) for span in spans]
+    while pending:
+        span, parent = pending.pop()
+        node = span.node
+        if not (isinstance(parent, cst.If) and parent.orelse is node):
+            first = span.first - offset
+            lead = len(getattr(node, "leading_lines", ()))
+            decorators = getattr(node, "decorators", ())
+            if decorators:
+                lead += len(decorators[0].leading_lines)
+            found[id(node)] = (node, first - lead, first)
+        pending.extend((inner, node) for inner in span.inner)
+    return found
+

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -23,7 +23,6 @@ import libcst as cst
 
 from migrator.analysis import device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
-from migrator.analysis.positions import Span
 from migrator.analysis.scopes import PassCache, Scopes
 from migrator.contract.trigger import TokenPattern as TokenPattern
 from migrator.contract.trigger import Trigger as Trigger
@@ -39,6 +38,14 @@ CODE_PATTERN = re.compile(r"^[A-Z]{3}\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+# The statement node types (`PythonRule` keeps the ones its walk is in).
+_STATEMENTS = frozenset(
+    {
+        cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef, cst.If, cst.For, cst.While,
+        cst.With, cst.Try, cst.TryStar, cst.Match,
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -94,22 +101,20 @@ class RuleContext:
     # edit stops it with WouldEdit, and the engine walks it again with LibCST.
     read_only: bool = False
     _module: cst.Module | None = None
-    _positions: Mapping[cst.CSTNode, Span] | None = None
     # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
     # so positions and scope bindings worked out once serve the next rule too.
     shared: PassCache = field(default_factory=lambda: PassCache())
 
     def begin_pass(self, module: cst.Module) -> None:
-        """Positions are looked up lazily, once per tree, only if a rule reports."""
+        """Positions are looked up lazily (`PassCache.span`), only if a rule reports."""
         self._module = module
-        self._positions = None
 
-    def span(self, node: cst.CSTNode) -> tuple[int, int, int]:
-        """(first line, 1-based column, last line) of a node of the current pass."""
-        if self._positions is None:
-            assert self._module is not None, "begin_pass() was not called"
-            self._positions = self.shared.positions(self._module)
-        line, column, end_line, _ = self._positions[node]
+    def span(self, node: cst.CSTNode, path: Sequence[cst.CSTNode] = ()) -> tuple[int, int, int]:
+        """(first line, 1-based column, last line) of a node of the current pass; `path`:
+        the statements the walk is in, outermost first (`PythonRule` keeps them), which
+        lets its position come from its own statement's code generation."""
+        assert self._module is not None, "begin_pass() was not called"
+        line, column, end_line, _ = self.shared.span(self._module, node, path)
         return (self._original_line(line), column + 1, self._original_line(end_line))
 
     def _original_line(self, line: int) -> int:
@@ -232,6 +237,8 @@ class PythonRule(Rule, cst.CSTTransformer):
         # Where the walk is: which names are bound, to what (the one name resolver).
         self.names = Scopes(ctx.bindings, ctx.shared)
         self._cold = ctx.cold
+        # The statements the walk is in, outermost first (for `RuleContext.span`).
+        self._statements: list[cst.CSTNode] = []
 
     # Name resolution (see migrator.analysis.scopes) --------------------------------------
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -240,6 +247,8 @@ class PythonRule(Rule, cst.CSTTransformer):
             return False
         self.names.enter(node)
         kind = type(node)
+        if kind in _STATEMENTS:
+            self._statements.append(node)
         if kind is cst.If or kind is cst.Assert:
             found = self.device_region(node)
             if found is not None and self.leaves_device_regions:
@@ -264,6 +273,8 @@ class PythonRule(Rule, cst.CSTTransformer):
         if kind is cst.If or kind is cst.Assert:
             device_regions.hand_on(self.ctx.shared.device_regions, original_node, result)
         self.names.leave(original_node)
+        if kind in _STATEMENTS:
+            self._statements.pop()
         return result
 
     # LibCST calls these for every field of every node; most rules have no such method.
@@ -327,7 +338,7 @@ class PythonRule(Rule, cst.CSTTransformer):
         """Return `replacement` and record the change, unless a suppression covers it."""
         if self.ctx.read_only:
             raise WouldEdit
-        first, col, last = self.ctx.span(original)
+        first, col, last = self.ctx.span(original, self._statements)
         if self.ctx.is_suppressed(self.code, first, last):
             return updated
         needs_review = self.safety is Safety.REVIEW if review is None else review
@@ -354,7 +365,7 @@ class PythonRule(Rule, cst.CSTTransformer):
         return self.edit(original, keep, cst.Pass(), message, review=review) is not keep
 
     def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
-        first, col, last = self.ctx.span(node)
+        first, col, last = self.ctx.span(node, self._statements)
         if self.ctx.is_suppressed(self.code, first, last):
             return
         self.ctx.findings.append(

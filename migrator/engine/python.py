@@ -47,8 +47,9 @@ from migrator.analysis.ast_lines import (
     summary,
 )
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.analysis.positions import StartLines
 from migrator.analysis.scopes import PassCache
-from migrator.analysis.statement_spans import Spanned, cold, region_spans
+from migrator.analysis.statement_spans import Spanned, cold, region_spans, statement_starts
 from migrator.contract.rule import (
     ImportRequest,
     PythonRule,
@@ -275,13 +276,17 @@ class _Run:
         code: str | None = None,
         line_map: list[int] | None = None,
         cold: Mapping[type[PythonRule], set[int]] | None = None,
+        starts: Callable[[], StartLines] | None = None,
     ) -> cst.Module:
         """Run each rule over `module` in turn (`code`: its text, when the caller has it;
         `line_map`: the original line of each of its lines, when earlier passes moved them;
-        `cold`: for a `local` rule, the ids of the statements it is not walked into)."""
+        `cold`: for a `local` rule, the ids of the statements it is not walked into;
+        `starts`: where `module`'s statements start, see `PassCache.know_starts`)."""
         shared = PassCache(walrus)
         if code is not None:
             shared.know_code(module, code)
+        if starts is not None:
+            shared.know_starts(module, starts)
         for rule_class in rules:
             ctx = RuleContext(
                 path=self.path,
@@ -625,6 +630,19 @@ def _spans(
     return region_spans(module, region.statements, region.header.count("\n"), lines)
 
 
+def _starts(
+    module: cst.Module,
+    region: Region,
+    lines: Sequence[str],
+    spans: Sequence[Spanned],
+    offset: int,
+) -> StartLines:
+    """Where the region's statements start in its parse (`spans`, when `_spans` made them;
+    `offset`: the file line before the parse's first line)."""
+    found = spans or region_spans(module, region.statements, region.header.count("\n"), lines)
+    return statement_starts(found, offset)
+
+
 def _cold(
     spans: Sequence[Spanned],
     region: Region,
@@ -691,8 +709,9 @@ def _by_region(
         spans = _spans(module, region, lines, active)
         cold_ones = _cold(spans, region, active, patterns, body, lines, code)
         edits_before = run.edits
+        starts = functools.partial(_starts, module, region, lines, spans, offset)
         transformed = run.transform(
-            module, active, offset, ":=" in body, header + body, cold=cold_ones
+            module, active, offset, ":=" in body, header + body, cold=cold_ones, starts=starts
         )
         if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
