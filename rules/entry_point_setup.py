@@ -334,6 +334,8 @@ class EntryPointSetup(PythonRule):
         # up even when it has none of the tokens (a LibCST-free check: see the index).
         always=is_named_or_launched,
         gate=_may_be_entry,
+        # Its pass skips the statements of plain data too (`visit_Module`).
+        skips_data=True,
     )
     priority = 900
     # Not a device edit: it applies inside code that already handles the NPU too.

@@ -313,3 +313,54 @@ def test_a_large_modules_tables_are_read_for_what_the_rule_collects(
         # A main block that reaches the device: an entry, set up, the table the reason.
         assert len(messages) == 1
         assert f"entry script (a main block, and the module {device})" in messages[0]
+
+
+def _trainer_with_table(entry: str) -> str:
+    return (
+        '"""Train."""\nimport torch\n\n\n'
+        + _TABLE
+        + f"    {entry}\n}}\n\n\n"
+        + "def main():\n    torch.cuda.synchronize()\n    loss = torch.ones(1)\n"
+        + "    loss.backward()\n\n\n"
+        + 'if __name__ == "__main__":\n    main()\n'
+    )
+
+
+def _all_rules() -> list[type]:
+    from migrator.contract.rule import PythonRule
+    from migrator.engine import registry
+
+    loaded = registry.load()
+    generic = loaded.profile("generic")
+    assert generic is not None
+    return [rule for rule in loaded.for_profile(generic) if issubclass(rule, PythonRule)]
+
+
+@pytest.mark.parametrize("entry", ["'x': 1,", "'x': 'cuda:1',"])
+def test_a_large_entrys_tables_are_stood_in_for_and_put_back(
+    monkeypatch: pytest.MonkeyPatch, entry: str
+) -> None:
+    from migrator.engine import python
+
+    text = _trainer_with_table(entry)
+    rules = _all_rules()
+    parsed: list[str] = []
+    parse = python.parse_cst
+
+    def recording(code: str, line_offset: int = 0) -> object:
+        parsed.append(code)
+        return parse(code, line_offset)
+
+    monkeypatch.setattr(python, "parse_cst", recording)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert "torch_npu" in fast.text and "torch.npu.synchronize()" in fast.text
+    # A plain table is not parsed with LibCST; one that names the device is.
+    stood_in = entry == "'x': 1,"
+    assert (not any("TABLE = {" in code for code in parsed)) is stood_in
+    assert any("__migrate_table_0__ = (" in code for code in parsed) is stood_in
+    # Where a stand-in does not come back once, the module is parsed whole instead: the
+    # same text and findings.
+    monkeypatch.setattr(python, "_restored", lambda code, stand_ins: None)
+    plain = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert plain.text == fast.text
+    assert [str(f) for f in plain.findings] == [str(f) for f in fast.findings]

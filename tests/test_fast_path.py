@@ -133,3 +133,19 @@ def test_tokens_spelt_through_module_aliases_take_the_fast_path_as_the_full() ->
         acting += bool(full.findings)
     # Cases where the rule acts, which a pre-filter without aliases skipped.
     assert acting >= 8
+
+
+def test_the_token_search_finds_what_looking_for_each_token_finds() -> None:
+    from migrator.contract.trigger import _MANY_TOKENS, _any_token
+
+    rules = [rule for rule in RULES if rule.trigger.tokens]
+    assert any(len(rule.trigger.tokens) >= _MANY_TOKENS for rule in rules)
+    for rule in rules:
+        tokens = rule.trigger.tokens
+        # Each token alone, inside a longer word, cut short by one character, and none.
+        texts = ["", "x = 1\n"]
+        for token in tokens:
+            texts += [f"a = {token}\n", f"_{token}_x", token[:-1]]
+        search = _any_token(tokens)
+        for text in texts:
+            assert search(text) is any(token in text for token in tokens), (rule.code, text)

@@ -348,3 +348,28 @@ def test_torch_cuda_in_generated_code_strings_is_not_parsed_for_npu012(
     code = "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n"
     outcome = migrate_python(code, "m.py", [rule], NPU, RuleOptions())
     assert len(parses) == 1 and [finding.code for finding in outcome.findings] == ["NPU012"]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # (first, last, new lines): a region that grows at its end, at its start, in the
+        # middle, one that shrinks, two at once, and one at the end of the file.
+        [(2, 3, ["b\n", "c\n", "x\n"])],
+        [(2, 3, ["x\n", "b\n", "c\n"])],
+        [(4, 6, ["d\n", "x\n", "y\n", "e\n", "f\n"])],
+        [(4, 6, ["d\n", "f\n"])],
+        [(1, 1, ["import os\n", "a\n"]), (7, 8, ["g\n", "h2\n", "h3\n", "h\n"])],
+        [(8, 8, ["h\n", "i\n"])],
+    ],
+)
+def test_the_line_map_of_region_edits_is_the_whole_texts_diff(
+    changes: list[tuple[int, int, list[str]]],
+) -> None:
+    from migrator.engine.python import _region_line_map, remap_lines
+
+    text = "".join(f"{letter}\n" for letter in "abcdefgh")
+    lines = split_lines(text)
+    for first, last, new in reversed(changes):
+        lines[first - 1 : last] = new
+    assert _region_line_map(text, changes) == remap_lines(text, "".join(lines), None)

@@ -219,3 +219,19 @@ def statement_starts(
         pending.extend((inner, node) for inner in span.inner)
     return found
 
+
+def data_assignments(
+    tree: ast.Module, lines: Sequence[str], words: Sequence[str], least: int
+) -> list[tuple[int, int]]:
+    """The lines (first, last) of each top-level assignment of plain data (`_DATA`, no
+    string holding one of `words`) alone on its lines and at least `least` characters
+    long: the large tables a whole-module rule that skips data need not see."""
+    found: list[tuple[int, int]] = []
+    for first, last, members in logical_groups(tree.body, lines):
+        if len(members) != 1 or not isinstance(members[0], (ast.Assign, ast.AnnAssign)):
+            continue
+        if sum(len(line) for line in lines[first - 1 : last]) < least:
+            continue
+        if _is_data(members[0], words):
+            found.append((first, last))
+    return found

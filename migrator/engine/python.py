@@ -49,7 +49,13 @@ from migrator.analysis.ast_lines import (
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.positions import StartLines
 from migrator.analysis.scopes import PassCache
-from migrator.analysis.statement_spans import Spanned, cold, region_spans, statement_starts
+from migrator.analysis.statement_spans import (
+    Spanned,
+    cold,
+    data_assignments,
+    region_spans,
+    statement_starts,
+)
 from migrator.contract.rule import (
     ImportRequest,
     PythonRule,
@@ -361,6 +367,39 @@ def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]
     return mapped
 
 
+# Line breaks `str.splitlines` splits on besides \n, \r\n and \r (`remap_lines` counts
+# lines as it does).
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _region_line_map(text: str, changes: Sequence[tuple[int, int, list[str]]]) -> list[int] | None:
+    """`remap_lines(text, new)` for the text the region passes made of `text` by
+    `changes` ((first, last, new lines) of each region whose text changed, in order),
+    diffing only inside those regions: the lines between them stay as they were. None
+    where the line counts agree (no map is needed)."""
+    lines = split_lines(text)
+    if sum(len(new) - (last - first + 1) for first, last, new in changes) == 0:
+        return None
+    if _OTHER_BREAKS.search(text) or any(
+        _OTHER_BREAKS.search(line) for _, _, new in changes for line in new
+    ):
+        whole = list(lines)
+        for first, last, new in reversed(changes):
+            whole[first - 1 : last] = new
+        return remap_lines(text, "".join(whole), None)
+    mapped: list[int] = []
+    line = 1
+    for first, last, new in changes:
+        mapped.extend(range(line, first))
+        # A line inserted at the region's end comes from the line after it, as in a diff
+        # of the whole texts.
+        after = [*range(first, last + 1), min(last + 1, len(lines))]
+        mapped.extend(remap_lines("".join(lines[first - 1 : last]), "".join(new), after))
+        line = last + 1
+    mapped.extend(range(line, len(lines) + 1))
+    return mapped
+
+
 def _apply_imports(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module:
     # Imported here: libcst.codemod imports libcst.matchers, a third of a second of
     # start-up that a run adding no import never needs.
@@ -449,8 +488,10 @@ def migrate_python(
             # The rules have run; only the import block is left to write.
             new_text = _with_imports(new_text, run.imports)
     else:
-        new_text = _by_region(text, tree, early, run, view) if early else text
-        new_text = _whole(new_text, late, run, original=text)
+        changes: list[tuple[int, int, list[str]]] = []
+        new_text = _by_region(text, tree, early, run, view, changes) if early else text
+        line_map = _region_line_map(text, changes) if changes else None
+        new_text = _whole(new_text, late, run, original=text, tables=True, line_map=line_map)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
@@ -528,19 +569,101 @@ def _untouched(text: str, path: str, aliases: Mapping[str, str]) -> Outcome:
 
 
 def _whole(
-    text: str, rules: Sequence[type[PythonRule]], run: _Run, original: str | None = None
+    text: str,
+    rules: Sequence[type[PythonRule]],
+    run: _Run,
+    original: str | None = None,
+    tables: bool = False,
+    line_map: list[int] | None = None,
 ) -> str:
     """`rules` over the whole module; `original`: the file's text before earlier passes
-    (by region) made `text`, whose lines the findings report."""
-    module = parse_cst(text)
-    line_map = None
-    if original is not None and original.count("\n") != text.count("\n"):
+    (by region) made `text`, whose lines the findings report (`line_map`: the original
+    line of each of `text`'s, when the caller knows them). With `tables` (the fast
+    path), a large module whose rules all skip plain data (`Trigger.skips_data`) is
+    parsed with a stand-in for each large table (`_stand_ins`), put back afterwards."""
+    if original is not None and line_map is None and original.count("\n") != text.count("\n"):
         line_map = remap_lines(original, text, None)
-    source = text if original is None else original
-    module = run.transform(module, rules, 0, ":=" in source, text, line_map)
+    parts = _stand_ins(text, rules, run.target) if tables else None
+    if parts is not None:
+        skeleton, stand_ins = parts
+        found, edits, imports = len(run.findings), run.edits, len(run.imports)
+        code = _whole_pass(skeleton, rules, run, original, line_map)
+        restored = _restored(code, stand_ins)
+        if restored is not None and not any(r.remove for r in run.imports[imports:]):
+            return restored
+        # A stand-in was changed or an import is to be dropped (which needs every use of
+        # its name, tables included): the plain parse decides.
+        del run.findings[found:], run.imports[imports:]
+        run.edits = edits
+    return _whole_pass(text, rules, run, original, line_map)
+
+
+def _whole_pass(
+    code: str,
+    rules: Sequence[type[PythonRule]],
+    run: _Run,
+    original: str | None,
+    line_map: list[int] | None,
+) -> str:
+    """`_whole` on `code`, the text or a skeleton of it with the same lines."""
+    module = parse_cst(code)
+    source = code if original is None else original
+    module = run.transform(module, rules, 0, ":=" in source, code, line_map)
     if run.imports:
         module = _apply_imports(module, run.imports)
     return module.code
+
+
+# A module this long is parsed for its whole-module rules with stand-ins for its tables
+# of at least this many characters (`_stand_ins`).
+_LARGE_MODULE = 32_768
+_LARGE_TABLE = 4_096
+_STAND_IN = "__migrate_table_{}__"
+
+
+def _stand_ins(
+    text: str, rules: Sequence[type[PythonRule]], target: Target
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """A skeleton of a large module for rules that skip plain data: each top-level
+    assignment of a large table (`statement_spans.data_assignments`; a string naming the
+    source or target device keeps it) becomes `__migrate_table_<n>__ = (...)` over the
+    same lines (a comment on each), so positions stay; with (stand-in, the lines it
+    replaced) for each. None where there is none, or a rule reads tables."""
+    if len(text) < _LARGE_MODULE or not all(rule.trigger.skips_data for rule in rules):
+        return None
+    if _STAND_IN.format("").rstrip("_") in text:
+        return None
+    lines = split_lines(text)
+    try:
+        tree = parse_ast(text)
+    except SourceError:
+        return None
+    words = (target.source_device_type, target.device_type)
+    spans = data_assignments(tree, lines, words, _LARGE_TABLE)
+    if not spans:
+        return None
+    stand_ins: list[tuple[str, str]] = []
+    for number, (first, last) in enumerate(reversed(spans)):
+        replaced = "".join(lines[first - 1 : last])
+        ending = replaced[len(replaced.rstrip("\r\n")) :]
+        # A comment on each line inside: lines that differ, as a diff of the module
+        # before and after a pass needs (`remap_lines` is slow on many equal lines).
+        name = _STAND_IN.format(number)
+        inside = "".join(f"\n#{line}" for line in range(first + 1, last))
+        stand_in = f"{name} = ({inside}\n)" if last > first else f"{name} = ()"
+        stand_in += ending
+        stand_ins.append((stand_in, replaced))
+        lines[first - 1 : last] = [stand_in]
+    return "".join(lines), stand_ins
+
+
+def _restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
+    """`code` with each stand-in's lines put back; None if one is not there once."""
+    for stand_in, replaced in stand_ins:
+        if code.count(stand_in) != 1:
+            return None
+        code = code.replace(stand_in, replaced)
+    return code
 
 
 def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
@@ -685,10 +808,16 @@ def _cold(
 
 
 def _by_region(
-    text: str, tree: ast.Module, rules: Sequence[type[PythonRule]], run: _Run, view: FileView
+    text: str,
+    tree: ast.Module,
+    rules: Sequence[type[PythonRule]],
+    run: _Run,
+    view: FileView,
+    changes: list[tuple[int, int, list[str]]] | None = None,
 ) -> str:
     """`rules` by region; `view`: the file as the triggers' checks saw it (its names gates
-    read it too)."""
+    read it too); `changes`, when given, gets (first, last, new lines) of each region
+    whose text changed, in order."""
     lines = split_lines(text)
     parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
     patterns = {rule: compile_parts(found) for rule, found in parts.items()}
@@ -723,6 +852,8 @@ def _by_region(
         new_body = new_code[len(header) :]
         if new_body != body:
             replaced.append((region, split_lines(new_body)))
+    if changes is not None:
+        changes.extend((region.first, region.last, new_lines) for region, new_lines in replaced)
     for region, new_lines in reversed(replaced):
         lines[region.first - 1 : region.last] = new_lines
     # The statement gates' walks are kept per statement; none outlives its file.
