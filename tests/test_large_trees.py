@@ -262,6 +262,23 @@ def test_part_by_part_line_search_finds_the_alternations_lines(text: str) -> Non
         assert hot_lines_of(text, lines, [part]) == hot_lines(text, lines, re.compile(part))
 
 
+def test_many_whole_word_parts_find_the_alternations_lines() -> None:
+    from migrator.analysis.ast_lines import _MANY_WORDS
+
+    # Enough `\\bname\\b` parts that the file's words are read first: names present
+    # whole, only inside longer words (`cholesky_ex`, `écuda`, `x_cuda`), in a comment,
+    # absent; and parts of other shapes beside them.
+    names = [f"op{number}" for number in range(_MANY_WORDS)] + ["cholesky", "cuda", "tf32"]
+    parts = [rf"\b{name}\b" for name in names] + [r"\.cuda\s*\(", r"colou?r"]
+    text = (
+        "y = op3(x) + cholesky_ex(a)\nécuda = x_cuda\n# op5 here\nz = op7\n"
+        "m.cuda (1)\ncolor = tf32\nop30 = 1\n"
+    )
+    lines = split_lines(text)
+    pattern = re.compile("|".join(parts))
+    assert hot_lines_of(text, lines, parts) == hot_lines(text, lines, pattern) == [1, 4, 5, 6]
+
+
 def test_qualified_names_resolve_heads_through_module_and_local_imports() -> None:
     tree = parse_ast(
         "import torch as th\nfrom torch import cuda\n"

@@ -115,9 +115,19 @@ def hot_lines_of(text: str, lines: Sequence[str], parts: Iterable[str]) -> list[
     """
     starts = _line_starts(lines)
     hot: set[int] = set()
-    for part in dict.fromkeys(parts):
+    unique = list(dict.fromkeys(parts))
+    # Whole-word parts (`\bname\b`, a words rule's identifiers): with many of them, the
+    # file's words are read once and each absent name costs a set lookup, not a search.
+    words: set[str] | None = None
+    if sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS:
+        words = set(_WORD.findall(text))
+    for part in unique:
         literal, regex, boundary = _searcher(part)
-        if literal and literal not in text:
+        name = _whole_word(part) if words is not None else None
+        if name and words is not None:
+            if name not in words:
+                continue
+        elif literal and literal not in text:
             continue
         position = 0
         while True:
@@ -143,6 +153,18 @@ def _is_word(char: str) -> bool:
 
 
 _LITERAL_HEAD = re.compile(r"(?:\w|\\\.)+")
+_WHOLE_WORD = re.compile(r"\\b(\w+)\\b")
+_WORD = re.compile(r"\w+")
+# From this many whole-word parts on, `hot_lines_of` reads the file's words first.
+_MANY_WORDS = 24
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole_word(part: str) -> str:
+    """NAME for a part `\\bNAME\\b` of word characters only (it matches where NAME is a
+    whole word), else ""."""
+    found = _WHOLE_WORD.fullmatch(part)
+    return found.group(1) if found else ""
 
 
 @functools.lru_cache(maxsize=4096)
