@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from migrator.cli import main
@@ -54,3 +55,18 @@ def run_installed(*args: str, stdin: str | None = None) -> subprocess.CompletedP
     return subprocess.run(
         [str(script), *args], capture_output=True, text=True, check=False, input=stdin
     )
+
+
+def record_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the engine parses with LibCST from now on (in the test's monkeypatch)."""
+    from migrator.engine import python
+
+    parsed: list[str] = []
+    parse = python.parse_cst
+
+    def recording(code: str, line_offset: int = 0) -> object:
+        parsed.append(code)
+        return parse(code, line_offset)
+
+    monkeypatch.setattr(python, "parse_cst", recording)
+    return parsed

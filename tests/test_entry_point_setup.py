@@ -17,7 +17,7 @@ from migrator.engine.files import migrate_text
 from migrator.engine.python import migrate_python
 from migrator.engine.settings import Settings
 from rules.entry_point_setup import EntryPointSetup
-from tests.helpers import invoke
+from tests.helpers import invoke, record_parses
 
 SCRIPT = '''"""A training entry that builds its accelerator at import time."""
 import os
@@ -344,14 +344,7 @@ def test_a_large_entrys_tables_are_stood_in_for_and_put_back(
 
     text = _trainer_with_table(entry)
     rules = _all_rules()
-    parsed: list[str] = []
-    parse = python.parse_cst
-
-    def recording(code: str, line_offset: int = 0) -> object:
-        parsed.append(code)
-        return parse(code, line_offset)
-
-    monkeypatch.setattr(python, "parse_cst", recording)
+    parsed = record_parses(monkeypatch)
     fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
     assert "torch_npu" in fast.text and "torch.npu.synchronize()" in fast.text
     # A plain table is not parsed with LibCST; one that names the device is.

@@ -23,6 +23,7 @@ from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import migrate_python, parse_ast, without_strings
 from migrator.formats.sources import split_lines
+from tests.helpers import record_parses
 
 RULES = [
     rule
@@ -348,17 +349,8 @@ def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
 def test_torch_cuda_in_generated_code_strings_is_not_parsed_for_npu012(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from migrator.engine import python
-
     rule = next(rule for rule in RULES if rule.code == "NPU012")
-    parses: list[str] = []
-    real = python.parse_cst
-
-    def counting(text: str, line_offset: int = 0) -> object:
-        parses.append(text)
-        return real(text, line_offset)
-
-    monkeypatch.setattr(python, "parse_cst", counting)
+    parses = record_parses(monkeypatch)
     strings = 'import torch\n\n\ndef header(w):\n    w.writeline("from torch.cuda import nvtx")\n'
     outcome = migrate_python(strings, "m.py", [rule], NPU, RuleOptions())
     assert parses == [] and not outcome.findings
