@@ -381,4 +381,15 @@ def test_the_line_map_of_region_edits_is_the_whole_texts_diff(
     lines = split_lines(text)
     for first, last, new in reversed(changes):
         lines[first - 1 : last] = new
-    assert _region_line_map(text, changes) == remap_lines(text, "".join(lines), None)
+    new_text = "".join(lines)
+    assert _region_line_map(text, new_text, changes) == remap_lines(text, new_text, None)
+
+
+def test_the_line_map_with_other_line_breaks_is_the_whole_texts_diff() -> None:
+    from migrator.engine.python import _region_line_map, remap_lines
+
+    # A form feed, which `str.splitlines` splits on and the file's lines do not.
+    text = "a\nb\x0cc\nd\n"
+    new_text = "a\nx\nb\x0cc\nd\n"
+    changes = [(2, 2, ["x\n", "b\x0cc\n"])]
+    assert _region_line_map(text, new_text, changes) == remap_lines(text, new_text, None)

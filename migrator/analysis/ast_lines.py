@@ -123,9 +123,9 @@ def hot_lines_of(text: str, lines: Sequence[str], parts: Iterable[str]) -> list[
         words = set(_WORD.findall(text))
     for part in unique:
         literal, regex, boundary = _searcher(part)
-        name = _whole_word(part) if words is not None else None
-        if name and words is not None:
-            if name not in words:
+        name = _whole_word(part) if words is not None else ""
+        if name:
+            if words is not None and name not in words:
                 continue
         elif literal and literal not in text:
             continue

@@ -372,21 +372,18 @@ def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-def _region_line_map(text: str, changes: Sequence[tuple[int, int, list[str]]]) -> list[int] | None:
-    """`remap_lines(text, new)` for the text the region passes made of `text` by
+def _region_line_map(
+    text: str, new_text: str, changes: Sequence[tuple[int, int, list[str]]]
+) -> list[int] | None:
+    """`remap_lines(text, new_text)`, where the region passes made `new_text` of `text` by
     `changes` ((first, last, new lines) of each region whose text changed, in order),
     diffing only inside those regions: the lines between them stay as they were. None
     where the line counts agree (no map is needed)."""
     lines = split_lines(text)
     if sum(len(new) - (last - first + 1) for first, last, new in changes) == 0:
         return None
-    if _OTHER_BREAKS.search(text) or any(
-        _OTHER_BREAKS.search(line) for _, _, new in changes for line in new
-    ):
-        whole = list(lines)
-        for first, last, new in reversed(changes):
-            whole[first - 1 : last] = new
-        return remap_lines(text, "".join(whole), None)
+    if _OTHER_BREAKS.search(text) or _OTHER_BREAKS.search(new_text):
+        return remap_lines(text, new_text, None)
     mapped: list[int] = []
     line = 1
     for first, last, new in changes:
@@ -490,8 +487,10 @@ def migrate_python(
     else:
         changes: list[tuple[int, int, list[str]]] = []
         new_text = _by_region(text, tree, early, run, view, changes) if early else text
-        line_map = _region_line_map(text, changes) if changes else None
-        new_text = _whole(new_text, late, run, original=text, tables=True, line_map=line_map)
+        line_map = _region_line_map(text, new_text, changes) if changes else None
+        # The stand-ins are read off the stdlib tree: the file's own while no region changed.
+        tables = tree if not changes else True
+        new_text = _whole(new_text, late, run, original=text, tables=tables, line_map=line_map)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
     outcome.unused_suppressions = suppressions.unused(path)
@@ -573,17 +572,19 @@ def _whole(
     rules: Sequence[type[PythonRule]],
     run: _Run,
     original: str | None = None,
-    tables: bool = False,
+    tables: bool | ast.Module = False,
     line_map: list[int] | None = None,
 ) -> str:
     """`rules` over the whole module; `original`: the file's text before earlier passes
     (by region) made `text`, whose lines the findings report (`line_map`: the original
     line of each of `text`'s, when the caller knows them). With `tables` (the fast
-    path), a large module whose rules all skip plain data (`Trigger.skips_data`) is
-    parsed with a stand-in for each large table (`_stand_ins`), put back afterwards."""
+    path; or the stdlib tree of `text`, when the caller has it), a large module whose rules
+    all skip plain data (`Trigger.skips_data`) is parsed with a stand-in for each large
+    table (`_stand_ins`), put back afterwards."""
     if original is not None and line_map is None and original.count("\n") != text.count("\n"):
         line_map = remap_lines(original, text, None)
-    parts = _stand_ins(text, rules, run.target) if tables else None
+    tree = tables if isinstance(tables, ast.Module) else None
+    parts = _stand_ins(text, rules, run.target, tree) if tables else None
     if parts is not None:
         skeleton, stand_ins = parts
         found, edits, imports = len(run.findings), run.edits, len(run.imports)
@@ -622,22 +623,24 @@ _STAND_IN = "__migrate_table_{}__"
 
 
 def _stand_ins(
-    text: str, rules: Sequence[type[PythonRule]], target: Target
+    text: str, rules: Sequence[type[PythonRule]], target: Target, tree: ast.Module | None
 ) -> tuple[str, list[tuple[str, str]]] | None:
     """A skeleton of a large module for rules that skip plain data: each top-level
     assignment of a large table (`statement_spans.data_assignments`; a string naming the
     source or target device keeps it) becomes `__migrate_table_<n>__ = (...)` over the
     same lines (a comment on each), so positions stay; with (stand-in, the lines it
-    replaced) for each. None where there is none, or a rule reads tables."""
+    replaced) for each (`tree`: the stdlib parse of `text`, if the caller has one). None
+    where there is none, or a rule reads tables."""
     if len(text) < _LARGE_MODULE or not all(rule.trigger.skips_data for rule in rules):
         return None
     if _STAND_IN.format("").rstrip("_") in text:
         return None
     lines = split_lines(text)
-    try:
-        tree = parse_ast(text)
-    except SourceError:
-        return None
+    if tree is None:
+        try:
+            tree = parse_ast(text)
+        except SourceError:
+            return None
     words = (target.source_device_type, target.device_type)
     spans = data_assignments(tree, lines, words, _LARGE_TABLE)
     if not spans:
