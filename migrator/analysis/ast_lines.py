@@ -12,8 +12,12 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from migrator.analysis.bindings import dotted_parts, import_bindings
+
+if TYPE_CHECKING:
+    from migrator.analysis.occurrences import Occurrences
 
 
 def walk(node: ast.AST) -> list[ast.AST]:
@@ -102,7 +106,9 @@ def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list
     return sorted(hot)
 
 
-def hot_lines_of(text: str, lines: Sequence[str], parts: Iterable[str]) -> list[int]:
+def hot_lines_of(
+    text: str, lines: Sequence[str], parts: Iterable[str], found: Occurrences | None = None
+) -> list[int]:
     """`hot_lines` for the alternation of `parts` (regexes), found part by part.
 
     Python's `re` tries every alternative at every position of an alternation, and a
@@ -112,23 +118,27 @@ def hot_lines_of(text: str, lines: Sequence[str], parts: Iterable[str]) -> list[
     speed), without the `\\b`, whose condition is then checked on the character before the
     match; after a match the search goes on from the next line. The same lines (a
     match that runs over several lines may add the lines it overlaps, never fewer).
+    `found`: where the rules' literals occur in `text` (`Finder.scan`), which says
+    without a search that a part's literal is absent.
     """
+    has = found.has if found is not None and found.text is text else text.__contains__
     starts = _line_starts(lines)
     hot: set[int] = set()
     unique = list(dict.fromkeys(parts))
     # Whole-word parts (`\bname\b`, a words rule's identifiers): with many of them, the
     # file's words are read once and each absent name costs a set lookup, not a search.
+    many = sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS
     words: set[str] | None = None
-    if sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS:
-        words = set(_WORD.findall(text))
     for part in unique:
         literal, regex, boundary = _searcher(part)
-        name = _whole_word(part) if words is not None else ""
-        if name:
-            if words is not None and name not in words:
-                continue
-        elif literal and literal not in text:
+        if literal and not has(literal):
             continue
+        name = _whole_word(part) if many else ""
+        if name:
+            if words is None:
+                words = set(_WORD.findall(text))
+            if name not in words:
+                continue
         position = 0
         while True:
             match = regex.search(text, position)
@@ -176,6 +186,12 @@ def _searcher(part: str) -> tuple[str, re.Pattern[str], bool]:
     boundary = part.startswith("\\b") and "|" not in part and _is_word(part[2:3])
     regex = part[2:] if boundary else part
     return _literal_head(regex), re.compile(regex), boundary
+
+
+def part_literal(part: str) -> str:
+    """A literal every match of the regex `part` holds: its literal head (`_literal_head`)
+    after a leading `\\b`; "" where none is known."""
+    return _literal_head(part[2:] if part.startswith("\\b") else part)
 
 
 def _literal_head(regex: str) -> str:

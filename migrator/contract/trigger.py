@@ -56,11 +56,15 @@ import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from migrator.core.options import RuleOptions
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
+
+if TYPE_CHECKING:
+    from migrator.analysis.occurrences import Occurrences
 
 
 class Unit(enum.Enum):
@@ -153,18 +157,42 @@ class Trigger:
             for pattern in self.files
         ) and self.admits(path)
 
-    def matches(self, text: str) -> bool:
-        """Whether a token, a pattern or a token's from-import alias occurs in `text`."""
-        if _any_token(self.tokens)(text):
-            return True
+    def matches(self, text: str, found: Occurrences | None = None) -> bool:
+        """Whether a token, a pattern or a token's from-import alias occurs in `text`
+        (`found`: where the rules' literals occur in it, `Finder.scan(text)`, which
+        answers "does this literal occur" without reading the text again)."""
+        has: Callable[[str], bool]
+        if found is not None and found.text is text:
+            has = found.has
+            if any(has(token) for token in _needed(self.tokens)):
+                return True
+        else:
+            has = text.__contains__
+            if _any_token(self.tokens)(text):
+                return True
         for guard, pattern in _compiled(self.patterns):
-            if guard in text and pattern.search(text):
+            if has(guard) and pattern.search(text):
                 return True
         if any(
-            _imports_name(text, name, statements) for name, statements in _from_imports(self.tokens)
+            has(name) and _imports_name(text, name, statements)
+            for name, statements in _from_imports(self.tokens)
         ):
             return True
-        return _spelt_through_alias(text, _dotted_tails(self.tokens))
+        return _spelt_through_alias(text, _dotted_tails(self.tokens), has)
+
+    def literals(self) -> tuple[str, ...]:
+        """Every literal `matches` and the engine's region search ask about: the tokens,
+        the patterns' literals, the names of the tokens' from-imports and of their
+        dotted tails, and each token regex's literal head."""
+        from migrator.analysis.ast_lines import part_literal
+
+        return (
+            *self.tokens,
+            *(pattern.literal for pattern in self.patterns),
+            *(name for name, _ in _from_imports(self.tokens)),
+            *(first for _, _, first in _dotted_tails(self.tokens)),
+            *(part_literal(part) for part in self.token_regexes()),
+        )
 
     def token_regexes(self) -> tuple[str, ...]:
         """A regex for each token, as a statement is searched for it (see `words`)."""
@@ -196,15 +224,23 @@ _MANY_TOKENS = 20
 
 @functools.cache
 def _any_token(tokens: tuple[str, ...]) -> Callable[[str], bool]:
-    """Whether a text holds one of `tokens`: only the tokens that hold no other token are
-    looked for (`"cholesky"` finds every text `"cholesky_ex"` does); a long list is
-    searched as one alternation."""
-    unique = set(tokens)
-    needed = sorted(token for token in unique if not any(o != token and o in token for o in unique))
+    """Whether a text holds one of `tokens` (`_needed`): a long list is searched as one
+    alternation."""
+    needed = _needed(tokens)
     if len(needed) >= _MANY_TOKENS:
         search = re.compile("|".join(map(re.escape, needed))).search
         return lambda text: search(text) is not None
     return lambda text: any(token in text for token in needed)
+
+
+@functools.cache
+def _needed(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens that hold no other token: `"cholesky"` finds every text `"cholesky_ex"`
+    does."""
+    unique = set(tokens)
+    return tuple(
+        sorted(token for token in unique if not any(o != token and o in token for o in unique))
+    )
 
 
 @functools.cache
@@ -292,7 +328,9 @@ def _module_names(text: str) -> dict[str, frozenset[str]]:
     return names
 
 
-def _spelt_through_alias(text: str, tails: tuple[tuple[str, str, str], ...]) -> bool:
+def _spelt_through_alias(
+    text: str, tails: tuple[tuple[str, str, str], ...], has: Callable[[str], bool]
+) -> bool:
     """Whether a dotted token is spelt through a name an import binds to its module:
     `tc.graphs` after `import torch.cuda as tc` for "torch.cuda.graphs", as the engine's
     region search (`alias_tokens`) finds it once the file is read."""
@@ -301,7 +339,7 @@ def _spelt_through_alias(text: str, tails: tuple[tuple[str, str, str], ...]) -> 
     names = _module_names(text)
     for prefix, rest, first in tails:
         bound = names.get(prefix)
-        if not bound or first not in text:
+        if not bound or not has(first):
             continue
         tail = r"\s*\.\s*".join(map(re.escape, rest.split(".")))
         for name in bound:

@@ -6,6 +6,7 @@ The engine never imports or runs the code it migrates; it reads bytes and parses
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import hashlib
 import os
@@ -33,6 +34,7 @@ from migrator.formats.textlines import command_spans, style_for
 # some rule's trigger may act on (`RuleEntry.load()`): a run over files none can act on
 # imports none of them.
 if TYPE_CHECKING:
+    from migrator.analysis.occurrences import Finder, Occurrences
     from migrator.contract.rule import PythonRule, RuleContext
     from migrator.core.project import ProjectView
     from migrator.core.target import Target
@@ -58,6 +60,7 @@ def migrate_python(
     project: ProjectView,
     aliases: Mapping[str, str],
     matched: bool = False,
+    found: Occurrences | None = None,
 ) -> Outcome:
     """`migrator.engine.python.migrate_python`, imported on the first file that needs it
     (it imports LibCST)."""
@@ -65,7 +68,7 @@ def migrate_python(
 
     return python.migrate_python(
         text, path, rules, target, options, full=full, inherited=inherited, project=project,
-        aliases=aliases, matched=matched,
+        aliases=aliases, matched=matched, found=found,
     )  # fmt: skip
 
 
@@ -81,6 +84,17 @@ class _Prepared:
         self.cache = CacheReader(cache) if cache is not None else None
         # Retired codes -> their successors, for suppression comments that name one.
         self.aliases = registry.catalog().aliases
+
+    @functools.cached_property
+    def _finder(self) -> Finder:
+        """One automaton over every literal the Python rules' triggers ask about."""
+        from migrator.analysis.occurrences import finder
+
+        return finder(
+            frozenset(
+                literal for entry in self.python_entries for literal in entry.trigger.literals()
+            )
+        )
 
     @staticmethod
     def _classes(entries: Sequence[RuleEntry]) -> list[type[PythonRule]]:
@@ -128,17 +142,19 @@ class _Prepared:
     def _run_python(
         self, rel: str, text: str, rules: Sequence[type[PythonRule]], options: RuleOptions,
         inherited: ModuleBindings = EMPTY, matched: bool = False,
+        occurrences: Occurrences | None = None,
     ) -> Outcome:  # fmt: skip
         """Rules, then (with --annotate) TODO comments placed on the migrated text
         (`matched`: the caller kept only the rules whose trigger admits `rel` and matches
-        `text` or is forced, so that is not checked again)."""
+        `text` or is forced, so that is not checked again; `occurrences`: where the
+        rules' literals occur in `text`)."""
         settings = self.settings
 
         def run(source: str) -> Outcome:
             return migrate_python(
                 source, rel, rules, settings.target, options, full=settings.full,
                 inherited=inherited, project=settings.project, aliases=self.aliases,
-                matched=matched and source is text,
+                matched=matched and source is text, found=occurrences,
             )  # fmt: skip
 
         outcome = run(text)
@@ -160,21 +176,24 @@ class _Prepared:
         entries = self.python_entries
         settings = self.settings
         matched = not (settings.full or settings.annotate or MARKER in text)
+        occurrences: Occurrences | None = None
         if matched:
             # The rules `migrate_python` would keep for this file (the others it drops
             # unread), so only they are imported; with none it would return the text.
             view = FileView(rel, text, settings.options, settings.project, settings.target)
+            occurrences = self._finder.scan(text)
             entries = [
                 entry
                 for entry in entries
                 if entry.trigger.admits(rel)
-                and (entry.trigger.matches(text) or entry.trigger.forced(view))
+                and (entry.trigger.matches(text, occurrences) or entry.trigger.forced(view))
             ]
             if not entries:
                 return _result(rel, data, decoded.encode(text), Outcome(text))
         found = self._run_python(
-            rel, text, self._classes(entries), settings.options, matched=matched
-        )
+            rel, text, self._classes(entries), settings.options, matched=matched,
+            occurrences=occurrences,
+        )  # fmt: skip
         return _result(rel, data, decoded.encode(found.text), found)
 
     def _triggered(self, trigger: Trigger, rel: str, text: str) -> bool:

@@ -32,7 +32,7 @@ import functools
 import itertools
 import re
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -43,10 +43,12 @@ from migrator.analysis.ast_lines import (
     hot_lines_of,
     last_line,
     logical_groups,
+    part_literal,
     qualified_names,
     summary,
 )
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines
 from migrator.analysis.scopes import PassCache
 from migrator.analysis.statement_spans import (
@@ -272,6 +274,8 @@ class _Run:
         self.findings: list[Finding] = []
         self.edits = 0
         self.imports: list[ImportRequest] = []
+        # The code of the tree the last `transform` returned, where it was known.
+        self.code: str | None = None
 
     def transform(
         self,
@@ -323,6 +327,7 @@ class _Run:
             self.findings.extend(ctx.findings)
             self.edits += edits
             self.imports.extend(ctx.imports)
+        self.code = code
         return module
 
 
@@ -431,6 +436,7 @@ def migrate_python(
     project: ProjectView = EMPTY_PROJECT,
     aliases: Mapping[str, str] | None = None,
     matched: bool = False,
+    found: Occurrences | None = None,
 ) -> Outcome:
     """Run `rules` over one file's text. Raises SourceError when it cannot be parsed.
 
@@ -438,19 +444,23 @@ def migrate_python(
     is the run's project view, which rules read as `ctx.project`; `aliases` maps retired
     codes to their successors, for `# migrate: ignore[...]` comments that name one;
     `matched`: the caller kept only rules whose trigger admits `path` and matches `text`
-    or is forced (the engine's pre-filter), so their tokens are not searched again.
+    or is forced (the engine's pre-filter), so their tokens are not searched again;
+    `found`: where the rules' literals occur in `text` (`Finder.scan`), when the caller
+    has it (made here otherwise).
     """
     aliases = aliases or {}
     if not matched:
         rules = [rule for rule in rules if rule.trigger.admits(path)]
     view = FileView(path, text, options, project, target)
     forced = {rule for rule in rules if rule.trigger.forced(view)}
+    if not full and (found is None or found.text is not text):
+        found = finder(literals_of(rules)).scan(text)
     if not full and not matched:
         rules = [
             rule
             for rule in rules
             if rule in forced
-            or rule.trigger.matches(text)
+            or rule.trigger.matches(text, found)
             or _uses_inherited_alias(rule, inherited, text)
         ]
         if not rules:
@@ -480,13 +490,13 @@ def migrate_python(
     if full:
         new_text = _whole(text, rules, run)
     elif not late:
-        new_text = _by_region(text, tree, rules, run, view)
+        new_text = _by_region(text, tree, rules, run, view, found=found)
         if run.imports:
             # The rules have run; only the import block is left to write.
             new_text = _with_imports(new_text, run.imports)
     else:
         changes: list[tuple[int, int, list[str]]] = []
-        new_text = _by_region(text, tree, early, run, view, changes) if early else text
+        new_text = _by_region(text, tree, early, run, view, changes, found) if early else text
         line_map = _region_line_map(text, new_text, changes) if changes else None
         # The stand-ins are read off the stdlib tree: the file's own while no region changed.
         tables = tree if not changes else True
@@ -702,6 +712,30 @@ def _is_import_line(members: Sequence[ast.stmt]) -> bool:
     return len(members) == 1 and isinstance(members[0], (ast.Import, ast.ImportFrom))
 
 
+def _literal_starts(parts: Sequence[str], found: Occurrences) -> list[int] | None:
+    """Where in the text a match of one of a rule's `parts` (regexes) may be: the starts of
+    the literal each part's matches hold (`part_literal`), in order; None where a part
+    has no such literal (a match could be anywhere). A region none of these starts lies
+    in holds no match."""
+    starts: list[int] = []
+    for part in parts:
+        literal = part_literal(part)
+        if not literal:
+            return None
+        starts.extend(found.starts(literal))
+    starts.sort()
+    return starts
+
+
+def _may_occur(starts: Sequence[int] | None, span: tuple[int, int]) -> bool:
+    return starts is None or any_between(starts, *span)
+
+
+def literals_of(rules: Iterable[type[PythonRule]]) -> frozenset[str]:
+    """Every literal the rules' triggers ask about (`Trigger.literals`)."""
+    return frozenset(literal for rule in rules for literal in rule.trigger.literals())
+
+
 def _active(
     rules: Sequence[type[PythonRule]],
     patterns: Mapping[type[PythonRule], re.Pattern[str]],
@@ -817,21 +851,31 @@ def _by_region(
     run: _Run,
     view: FileView,
     changes: list[tuple[int, int, list[str]]] | None = None,
+    found: Occurrences | None = None,
 ) -> str:
     """`rules` by region; `view`: the file as the triggers' checks saw it (its names gates
     read it too); `changes`, when given, gets (first, last, new lines) of each region
-    whose text changed, in order."""
+    whose text changed, in order; `found`: where the rules' literals occur in `text`."""
     lines = split_lines(text)
+    if found is None or found.text is not text:
+        found = finder(literals_of(rules)).scan(text)
     parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
-    patterns = {rule: compile_parts(found) for rule, found in parts.items()}
-    every = [part for found in parts.values() for part in found]
-    regions = find_regions(tree, hot_lines_of(text, lines, every), lines)
+    patterns = {rule: compile_parts(held) for rule, held in parts.items()}
+    every = [part for held in parts.values() for part in held]
+    regions = find_regions(tree, hot_lines_of(text, lines, every, found), lines)
+    # Where each line starts in the text, and where each rule's literals occur.
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    candidates = {rule: _literal_starts(held, found) for rule, held in parts.items()}
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
         # The body with its string literals blanked, made once if a `words` rule asks.
         code = functools.cache(functools.partial(without_strings, body))
-        active = _active(rules, patterns, body, region, view, run.bindings, run.facts, code)
+        span = (offsets[region.first - 1], offsets[region.last])
+        active = _active(
+            [rule for rule in rules if _may_occur(candidates[rule], span)],
+            patterns, body, region, view, run.bindings, run.facts, code,
+        )  # fmt: skip
         if not active:
             continue
         header = region.header
@@ -849,7 +893,8 @@ def _by_region(
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.
             continue
-        new_code = transformed.code
+        # The passes generated the edited tree's code already.
+        new_code = transformed.code if run.code is None else run.code
         if not new_code.startswith(header):
             raise SourceError("a rule rewrote a method's class line", region.first)
         new_body = new_code[len(header) :]

@@ -1,0 +1,142 @@
+"""One scan of a file for every rule literal (`migrator.analysis.occurrences`) gives the same
+answers as searching the text: the occurrences themselves, the file pre-filter, the lines
+to parse, and which rules may act in a region."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import accelerate
+import libcst
+import pytest
+
+from migrator.analysis.ast_lines import first_line, hot_lines_of, last_line
+from migrator.analysis.bindings import module_bindings
+from migrator.analysis.occurrences import Finder, any_between
+from migrator.contract.rule import PythonRule
+from migrator.engine import registry
+from migrator.engine.python import (
+    _literal_starts,
+    _may_occur,
+    compile_parts,
+    literals_of,
+    rule_pattern,
+)
+from migrator.formats.sources import split_lines
+
+RULES = [rule for rule in registry.load().rules if issubclass(rule, PythonRule)]
+
+# Constructs each kind of part matches: tokens, the rules' regex patterns (a device string,
+# `.cpu().numpy()` across a line break, a library's file name), a module alias, a name
+# imported under another name, and text outside the ASCII range before them all (the
+# automaton's positions are in characters, as `str.find`'s are).
+_WRITTEN = '''\
+"""Modèle à entraîner: ça tourne sur « cuda »."""
+import torch
+import torch.cuda as tc
+from torch.cuda.amp import GradScaler as Scaler
+from torch import autocast as ac
+
+DEVICE = "cuda:0"
+
+
+def step(model, batch):
+    with ac("cuda", dtype=torch.bfloat16):
+        loss = model(batch.cuda())
+    tc.synchronize()
+    scaler = Scaler()
+    return loss.detach().cpu()\\
+        .numpy()
+
+
+lib = ctypes.CDLL("libcudart.so")
+torch.backends.cudnn.benchmark = True
+dist.init_process_group("nccl")
+# a comment naming torch.cuda.synchronize()
+'''
+
+
+def _texts() -> list[tuple[str, str]]:
+    """Real code the tool's authors did not write (accelerate's largest modules, LibCST's
+    expression nodes) and the written sample."""
+    folder = Path(accelerate.__file__).parent
+    largest = sorted(folder.rglob("*.py"), key=lambda path: -path.stat().st_size)[:12]
+    files = [*largest, Path(libcst.__file__).parent / "_nodes" / "expression.py"]
+    return [(path.name, path.read_text(encoding="utf-8")) for path in files] + [
+        ("written.py", _WRITTEN)
+    ]
+
+
+TEXTS = _texts()
+FINDER = Finder(literals_of(RULES))
+
+
+def _find_all(text: str, literal: str) -> list[int]:
+    found, at = [], text.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = text.find(literal, at + 1)
+    return found
+
+
+@pytest.mark.parametrize(("name", "text"), TEXTS, ids=[name for name, _ in TEXTS])
+def test_the_scan_finds_every_occurrence_of_every_literal(name: str, text: str) -> None:
+    found = FINDER.scan(text)
+    present = 0
+    for literal in FINDER.literals:
+        expected = _find_all(text, literal)
+        assert list(found.starts(literal)) == expected, literal
+        assert found.has(literal) is bool(expected), literal
+        present += bool(expected)
+    assert present >= 5
+    # A literal the finder does not hold is answered from the text.
+    assert found.has("def ") is ("def " in text)
+    assert list(found.starts("self")) == _find_all(text, "self")
+
+
+def test_overlapping_and_non_ascii_occurrences() -> None:
+    found = Finder(["cuda", "torch.cuda", "a.c", "é"]).scan("é torch.cudaécuda a.cuda")
+    assert list(found.starts("cuda")) == [8, 13, 20]
+    assert list(found.starts("torch.cuda")) == [2]
+    assert list(found.starts("a.c")) == [18]
+    assert list(found.starts("é")) == [0, 12]
+    assert not found.has("nccl")
+    assert any_between(found.starts("cuda"), 9, 14)
+    assert not any_between(found.starts("cuda"), 14, 20)
+
+
+@pytest.mark.parametrize(("name", "text"), TEXTS, ids=[name for name, _ in TEXTS])
+def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
+    name: str, text: str
+) -> None:
+    found = FINDER.scan(text)
+    tree = ast.parse(text)
+    bindings = module_bindings(tree)
+    lines = split_lines(text)
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    spans = [(first_line(node), last_line(node)) for node in tree.body]
+    # Each top-level statement, and every method of a class, as the engine's regions are.
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            spans += [(first_line(item), last_line(item)) for item in node.body]
+    matched = searched = 0
+    every = []
+    for rule in RULES:
+        assert rule.trigger.matches(text, found) is rule.trigger.matches(text), rule.code
+        matched += rule.trigger.matches(text)
+        parts = rule_pattern(rule, bindings)
+        every += parts
+        pattern = compile_parts(parts)
+        starts = _literal_starts(parts, found)
+        for first, last in spans:
+            body = "".join(lines[first - 1 : last])
+            if pattern.search(body):
+                searched += 1
+                # A region where the rule's search matches is never skipped.
+                assert _may_occur(starts, (offsets[first - 1], offsets[last])), (rule.code, first)
+    assert hot_lines_of(text, lines, every, found) == hot_lines_of(text, lines, every)
+    # Every file holds some rule's token; all but LibCST's some region a rule searches.
+    assert matched
+    assert searched or name == "expression.py"
