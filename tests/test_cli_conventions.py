@@ -389,3 +389,25 @@ def test_a_text_rules_json_edit_is_its_own_text_edit(tmp_path: Path) -> None:
     invoke(str(root), "--allow-no-vcs")
     migrated = (root / "run.sh").read_text()
     assert _apply(text, [*visible, *blocking]) == migrated, "all give the migrated file"
+
+
+def test_each_hunks_function_is_the_last_opened_above_it_in_any_order_of_hunks() -> None:
+    from migrator.output.diff import _PYTHON_FUNCNAME, _Funcnames
+
+    old = []
+    for index in range(40):
+        old.append(f"def f{index}(x):\n" if index % 7 == 0 else f"    y = {index}\n")
+        old.append("class C:\n" if index == 20 else "\n")
+
+    def above(start: int) -> str:
+        for line in reversed(old[: max(start - 1, 0)]):
+            found = _PYTHON_FUNCNAME.match(line.rstrip("\r\n"))
+            if found is not None:
+                return found.group(1).rstrip()
+        return ""
+
+    names = _Funcnames(old, python=True)
+    # In order, as a diff's hunks come, then starting higher up again.
+    starts = [1, 2, 3, 16, 16, 30, 42, 43, 80, 5, 29, 81]
+    assert [names.above(start) for start in starts] == [above(start) for start in starts]
+    assert {above(start) for start in starts} >= {"", "def f0(x):", "class C:", "def f14(x):"}

@@ -25,14 +25,28 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@$")
 _FUNCNAME_WIDTH = 80
 
 
-def _funcname(old: list[str], start: int, python: bool) -> str:
-    """The last line above old line `start` (1-based) that opens a function or class."""
-    pattern = _PYTHON_FUNCNAME if python else _DEFAULT_FUNCNAME
-    for line in reversed(old[: max(start - 1, 0)]):
-        found = pattern.match(line.rstrip("\r\n"))
-        if found is not None:
-            return found.group(1).rstrip()[:_FUNCNAME_WIDTH]
-    return ""
+class _Funcnames:
+    """For each hunk, the last line above its first old line that opens a function or
+    class. The hunks come in order, so the lines are read once, from the top, however
+    many hunks there are (a hunk that starts higher up reads them again)."""
+
+    def __init__(self, old: list[str], python: bool) -> None:
+        self._old = old
+        self._pattern = _PYTHON_FUNCNAME if python else _DEFAULT_FUNCNAME
+        self._read = 0
+        self._last = ""
+
+    def above(self, start: int) -> str:
+        """The name for old line `start` (1-based)."""
+        end = max(start - 1, 0)
+        if end < self._read:
+            self._read, self._last = 0, ""
+        for line in self._old[self._read : end]:
+            found = self._pattern.match(line.rstrip("\r\n"))
+            if found is not None:
+                self._last = found.group(1).rstrip()[:_FUNCNAME_WIDTH]
+        self._read = end
+        return self._last
 
 
 def unified(result: FileResult, display: str) -> str:
@@ -42,12 +56,12 @@ def unified(result: FileResult, display: str) -> str:
     new = _decode(result.new_data)
     before = "/dev/null" if result.status is Status.CREATED else f"a/{display}"
     lines = difflib.unified_diff(old, new, before, f"b/{display}")
-    python = display.endswith((".py", ".pyi"))
+    names = _Funcnames(old, display.endswith((".py", ".pyi")))
     out: list[str] = []
     for line in lines:
         hunk = _HUNK.match(line.rstrip("\n"))
         if hunk is not None:
-            context = _funcname(old, int(hunk.group(1)), python)
+            context = names.above(int(hunk.group(1)))
             line = f"{line.rstrip(chr(10))} {context}\n" if context else line
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
