@@ -4,6 +4,7 @@ every node of real code, and the same visitor hook calls."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import accelerate
 import libcst as cst
@@ -184,3 +185,67 @@ def test_walrus_bindings_are_read_as_before() -> None:
     assert names["c"] == "torch.cuda"
     assert {"a", "n", "z", "inner"} <= set(names)
     assert "hidden" not in names and "x" not in names
+
+
+class _Editing(_EverythingTransformer):
+    """Edits of every kind LibCST's helpers treat apart: a changed leaf, a removal from a
+    sequence, from an optional field, from a sentinel field (a comma), a flattening, and
+    a statement line left empty, which a block then drops."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: list[type[cst.CSTNode]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.parents.append(type(node))
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
+        # The update as the walk gives it: whether an edit under the node changed it.
+        changed = not updated_node.deep_equals(original_node)
+        self.calls.append(("leave", f"{type(original_node).__name__} {changed}"))
+        self.parents.pop()
+        parent = self.parents[-1] if self.parents else None
+        # A comma where it is a sentinel field (an element's, an import name's).
+        if isinstance(updated_node, cst.Comma) and parent in (cst.Element, cst.ImportAlias):
+            return cst.RemoveFromParent()
+        if isinstance(updated_node, cst.Name) and updated_node.value in ("x", "self"):
+            return updated_node.with_changes(value=updated_node.value + "_")
+        if isinstance(updated_node, (cst.Pass, cst.Decorator, cst.AsName)):
+            return cst.RemoveFromParent()
+        if isinstance(updated_node, cst.Arg) and updated_node.keyword is not None:
+            return cst.RemoveFromParent()
+        if isinstance(updated_node, cst.Expr) and isinstance(updated_node.value, cst.Call):
+            return cst.FlattenSentinel([updated_node, cst.Expr(cst.Name("flattened"))])
+        return updated_node
+
+
+@pytest.mark.parametrize("path", [None, *FILES])
+def test_transform_makes_libcsts_calls_and_tree_where_a_pass_edits(path: Path | None) -> None:
+    module = cst.parse_module(SHAPES if path is None else path.read_text(encoding="utf-8"))
+    ours, libcsts = _Editing(), _Editing()
+    got = cst_walk.transform(module, ours, attributes=True)
+    expected = module.visit(libcsts)
+    assert ours.calls == libcsts.calls
+    assert got.code == expected.code
+    assert got.deep_equals(expected)
+    assert got.code != module.code
+    if path is not None:
+        # Statements under no edit are the original's own; LibCST's walk copies them all.
+        kept = [new for new, old in zip(got.body, module.body, strict=False) if new is old]
+        assert kept and not any(new is old for new, old in zip(expected.body, module.body))
+    quiet = _Editing()
+    assert cst_walk.transform(module, quiet, attributes=False).code == expected.code
+    assert quiet.calls == [call for call in ours.calls if not call[0].endswith("attribute")]
+
+
+def test_transform_refuses_a_removal_libcst_refuses() -> None:
+    class Remove(cst.CSTTransformer):
+        def leave_Annotation(self, original_node: cst.Annotation, updated_node: Any) -> Any:
+            return cst.RemoveFromParent()
+
+    module = cst.parse_module("x: int = 1\n")
+    with pytest.raises(TypeError):
+        module.visit(Remove())
+    with pytest.raises(TypeError):
+        cst_walk.transform(module, Remove(), attributes=False)

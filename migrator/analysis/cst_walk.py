@@ -30,6 +30,15 @@ _FIELDS: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
 # The node type -> its fields LibCST does not visit at all (no per-field calls) when None.
 _SKIPPED_WHEN_NONE: dict[type[cst.CSTNode], frozenset[str]] = {}
 
+# The node type -> for each field it visits, the `libcst._nodes.internal` helper its
+# `_visit_and_replace_children` visits it with (`visit_required`, `visit_sequence`, ...),
+# which says what a removal or a flattening there becomes (`transform`): (the helper for
+# a sequence, the helper for one node), either "" where none is used. A field visited
+# either way (`names=visit_sequence(...) if isinstance(self.names, Sequence) else
+# visit_required(...)`) has both; a type with a field visited by two helpers of a kind,
+# or by one `transform` does not know, is absent.
+_HELPERS: dict[type[cst.CSTNode], dict[str, tuple[str, str]]] = {}
+
 # `visit_Call_func` and the like: attribute hooks, which `visit` does not call.
 _ATTRIBUTE_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
 
@@ -57,6 +66,7 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
                 and isinstance(node.args[1].value, str)
             )
     _SKIPPED_WHEN_NONE[kind] = frozenset(conditional)
+    helpers: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
@@ -67,6 +77,7 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
             and isinstance(node.args[1].value, str)
         ):
             found.append((node.lineno, node.col_offset, node.args[1].value))
+            helpers.setdefault(node.args[1].value, set()).add(node.func.id)
     names: list[str] = []
     for _, _, name in sorted(found):
         if name not in names:
@@ -74,6 +85,14 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     fields = getattr(kind, "__dataclass_fields__", {})
     if any(name not in fields for name in names):
         return None
+    by_field: dict[str, tuple[str, str]] = {}
+    for name, used in helpers.items():
+        sequence, single = used & _SEQUENCES, used - _SEQUENCES
+        if len(sequence) > 1 or len(single) > 1 or not single <= _SINGLES:
+            break
+        by_field[name] = (min(sequence, default=""), min(single, default=""))
+    else:
+        _HELPERS[kind] = by_field
     return tuple(names)
 
 
@@ -197,3 +216,96 @@ def _walk(node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool) 
         visitor.on_leave(node, node)
     else:
         visitor.on_leave(node)
+
+
+# What a child's removal becomes, by helper: dropped from a sequence, None, or the default
+# sentinel; a required child may not be removed.
+_SEQUENCES = frozenset(
+    ("visit_sequence", "visit_iterable", "visit_body_sequence", "visit_body_iterable")
+)
+_BODIES = frozenset(("visit_body_sequence", "visit_body_iterable"))
+_SINGLES = frozenset(("visit_required", "visit_optional", "visit_sentinel"))
+
+
+def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> Any:
+    """`node.visit(transformer)`: the same calls in the same order (as `walk_pass`), and
+    the same tree, equal node for node, but a node is rebuilt (`with_changes`, which
+    validates it as LibCST's constructor call does) only where a child changed; the rest
+    of the tree is the original's nodes. `updated_node` is then the original node where
+    nothing under it changed. What LibCST's helpers make of a child's removal or
+    flattening is done by the helper that field is visited with; a node type whose
+    fields or helpers are not known is walked by LibCST."""
+    kind = type(node)
+    fields = _fields(kind)
+    helpers = _HELPERS.get(kind)
+    if fields is None or helpers is None or any(name not in helpers for name in fields):
+        return node.visit(transformer)
+    changes: dict[str, Any] = {}
+    if transformer.on_visit(node):
+        skipped = _SKIPPED_WHEN_NONE.get(kind, frozenset())
+        for name in fields:
+            value = getattr(node, name)
+            if value is None and name in skipped:
+                continue
+            sequence, single = helpers[name]
+            if attributes:
+                transformer.on_visit_attribute(node, name)
+            if isinstance(value, (tuple, list)):
+                items, changed = _transform_items(
+                    value, transformer, attributes, sequence or "visit_sequence"
+                )
+                if changed:
+                    changes[name] = items
+            elif isinstance(value, cst.CSTNode):
+                result = _checked(transform(value, transformer, attributes), single, value)
+                if result is not value:
+                    changes[name] = result
+            if attributes:
+                transformer.on_leave_attribute(node, name)
+    updated = node.with_changes(**changes) if changes else node
+    result = transformer.on_leave(node, updated)
+    if not isinstance(result, (cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel)):
+        raise cst.CSTValidationError(
+            "Expected a node of type CSTNode or a RemovalSentinel, "
+            + f"but got a return value of {type(result).__name__}"
+        )
+    return result
+
+
+def _checked(result: Any, helper: str, child: cst.CSTNode) -> Any:
+    """A single child's result as `visit_required`, `visit_optional` or `visit_sentinel`
+    returns it."""
+    if isinstance(result, cst.FlattenSentinel) or (
+        helper == "visit_required" and isinstance(result, cst.RemovalSentinel)
+    ):
+        raise TypeError(
+            f"We got a {type(result).__name__} while visiting a {type(child).__name__}. "
+            "This node's parent does not allow it."
+        )
+    if isinstance(result, cst.RemovalSentinel):
+        return None if helper == "visit_optional" else cst.MaybeSentinel.DEFAULT
+    return result
+
+
+def _transform_items(
+    value: Sequence[cst.CSTNode], transformer: cst.CSTTransformer, attributes: bool, helper: str
+) -> tuple[tuple[cst.CSTNode, ...], bool]:
+    """A sequence field's new items, as `visit_sequence` / `visit_body_sequence` make them
+    (a body also drops a statement that an edit left removable, such as an empty line of
+    statements, where the original was not), and whether any changed."""
+    body = helper in _BODIES
+    items: list[cst.CSTNode] = []
+    changed = False
+    for child in value:
+        result = transform(child, transformer, attributes)
+        if result is child:
+            items.append(child)
+            continue
+        changed = True
+        if isinstance(result, cst.RemovalSentinel):
+            continue
+        for new in result if isinstance(result, cst.FlattenSentinel) else (result,):
+            if body and not child._is_removable() and new._is_removable():
+                continue
+            items.append(new)
+    return tuple(items), changed

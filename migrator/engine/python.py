@@ -334,8 +334,9 @@ class _Run:
 def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) -> cst.Module:
     """One rule's pass over `module`. It is walked first without building a new tree
     (`cst_walk.walk_pass`), which is cheaper, and most passes change nothing; at its first
-    edit (`WouldEdit`) it starts again, with a fresh rule and findings, on LibCST's walk,
-    which builds the edited tree. A pass that reports no edit makes none (rules edit only
+    edit (`WouldEdit`) it starts again, with a fresh rule and findings, on a walk that
+    builds the edited tree (`cst_walk.transform`: LibCST's calls and tree, rebuilding
+    only the nodes above an edit). A pass that reports no edit makes none (rules edit only
     through `edit()` and `record()`), so the two walks give it the same findings."""
     ctx.begin_pass(module)
     ctx.read_only = True
@@ -349,7 +350,8 @@ def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) ->
     ctx.findings.clear()
     ctx.imports.clear()
     ctx.begin_pass(module)
-    return module.visit(rule_class(ctx))
+    found: cst.Module = cst_walk.transform(module, rule_class(ctx), rule_class.field_hooks)
+    return found
 
 
 def remap_lines(old: str, new: str, line_map: Sequence[int] | None) -> list[int]:
