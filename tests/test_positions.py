@@ -142,3 +142,49 @@ def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None
     # The module's own node and its header and footer lines come from the whole tree's.
     for node, path in walk.found:
         assert positions.span(node, path) == whole[node], (name, node)
+
+
+class _AddLines(cst.CSTTransformer):
+    """An edit that moves the lines below it: a statement added after each assignment."""
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if any(isinstance(item, cst.Assign) for item in updated_node.body):
+            return cst.FlattenSentinel([updated_node, cst.parse_statement("added = 1\n")])
+        return updated_node
+
+
+@pytest.mark.parametrize(("name", "text"), _statement_cases())
+def test_positions_after_an_edit_come_from_a_parse_of_the_edited_code(name: str, text: str) -> None:
+    from migrator.engine.python import _starts_of
+
+    edited = cst.parse_module(text).visit(_AddLines())
+    code = edited.code
+    whole = code_positions(edited)
+    walk = _Paths()
+    edited.visit(walk)
+    positions = StatementPositions(edited, _starts_of(edited, code, 0))
+    for node, path in [(node, path) for node, path in walk.found if path]:
+        assert positions.span(node, path) == whole[node], (name, node)
+    if "added = 1" in code:
+        assert positions._whole is None, "served by the statements' own code generation"
+    for node, path in walk.found:
+        assert positions.span(node, path) == whole[node], (name, node)
+
+
+def test_positions_after_an_edit_inside_a_methods_stand_in_class() -> None:
+    from migrator.engine.python import _starts_of
+
+    text = "class K:\n    def m(self):\n        x = 1\n        return x.cuda()\n"
+    edited = cst.parse_module(text).visit(_AddLines())
+    walk = _Paths()
+    edited.visit(walk)
+    whole = code_positions(edited)
+    positions = StatementPositions(edited, _starts_of(edited, edited.code, 1))
+    for node, path in walk.found[1:]:
+        if len(path) > 1:
+            assert positions.span(node, path) == whole[node], node
+    assert positions._whole is None
+    # Code that no longer parses leaves the whole tree's code generation to serve.
+    assert _starts_of(edited, "class K:\n  def (\n", 1) == {}

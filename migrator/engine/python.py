@@ -287,11 +287,14 @@ class _Run:
         line_map: list[int] | None = None,
         cold: Mapping[type[PythonRule], set[int]] | None = None,
         starts: Callable[[], StartLines] | None = None,
+        depth: int | None = None,
     ) -> cst.Module:
         """Run each rule over `module` in turn (`code`: its text, when the caller has it;
         `line_map`: the original line of each of its lines, when earlier passes moved them;
         `cold`: for a `local` rule, the ids of the statements it is not walked into;
-        `starts`: where `module`'s statements start, see `PassCache.know_starts`)."""
+        `starts`: where `module`'s statements start, see `PassCache.know_starts`;
+        `depth`: with `starts`, how many stand-in classes hold the region's statements, so
+        that after an edit the new tree's starts are read off a stdlib parse of its code)."""
         shared = PassCache(walrus)
         if code is not None:
             shared.know_code(module, code)
@@ -322,6 +325,8 @@ class _Run:
                 code = new_code
                 module = new_module
                 shared.know_code(module, code)
+                if starts is not None and depth is not None:
+                    shared.know_starts(module, functools.partial(_starts_of, module, code, depth))
             # A pass that reported no edit made none (rules edit only through edit() and
             # record()): the next rule gets the same tree, and its cached positions.
             self.findings.extend(ctx.findings)
@@ -329,6 +334,23 @@ class _Run:
             self.imports.extend(ctx.imports)
         self.code = code
         return module
+
+
+def _starts_of(module: cst.Module, code: str, depth: int) -> StartLines:
+    """Where the statements of a region's tree that a pass edited start (`statement_starts`),
+    read off a stdlib parse of its code (`code`; its statements inside `depth` stand-in
+    classes), so that the next passes' positions come from their statements' code
+    generation as on the tree the engine parsed. Empty (the whole tree's code generation
+    then serves) where the code does not parse so."""
+    try:
+        statements: list[ast.stmt] = parse_ast(code).body
+    except SourceError:
+        return {}
+    for _ in range(depth):
+        if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
+            return {}
+        statements = statements[0].body
+    return statement_starts(region_spans(module, statements, depth, split_lines(code)), 0)
 
 
 def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) -> cst.Module:
@@ -889,7 +911,14 @@ def _by_region(
         edits_before = run.edits
         starts = functools.partial(_starts, module, region, lines, spans, offset)
         transformed = run.transform(
-            module, active, offset, ":=" in body, header + body, cold=cold_ones, starts=starts
+            module,
+            active,
+            offset,
+            ":=" in body,
+            header + body,
+            cold=cold_ones,
+            starts=starts,
+            depth=header.count("\n"),
         )
         if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
