@@ -26,10 +26,10 @@ BAD_INPUTS = {
     "null_bytes": b'import torch\nwith torch.autocast("cuda"):\n    pass\x00\n',
     # Python rejects source in an encoding that is not ASCII-compatible.
     "utf16_cookie": b'# coding: utf-16\nimport torch\nwith torch.autocast("cuda"):\n    pass\n',
-    # Valid Python (under the parser's 200-level limit) that LibCST's code generation
-    # recurses on.
-    "deeply_nested_brackets": (
-        b'import torch\ny = torch.autocast("cuda", x=[' + b"[" * 180 + b"]" * 180 + b"])\n"
+    # Valid Python that Python and LibCST parse, but whose tree (1,500 nested unary
+    # minus signs) LibCST's code generation and visitors recurse through past Python's limit.
+    "deeply_nested_operators": (
+        b'import torch\ny = torch.autocast("cuda", x=' + b"-" * 1500 + b"1)\n"
     ),
 }
 EXPECTED_MESSAGE = {
@@ -38,7 +38,7 @@ EXPECTED_MESSAGE = {
     "undecodable_bytes": "cannot decode as utf-8: byte 0xff (line 2)",
     "null_bytes": "contains null bytes (line 3)",
     "utf16_cookie": "encoding problem: utf-16 (Python cannot read source in it) (line 1)",
-    "deeply_nested_brackets": "nesting too deep to migrate",
+    "deeply_nested_operators": "nesting too deep to migrate",
 }
 
 
@@ -58,6 +58,17 @@ def test_bad_input_is_reported_and_left_byte_identical(tmp_path: Path, case: str
     assert bad.read_bytes() == BAD_INPUTS[case]
     assert good.read_text() == MIGRATED, "the run carries on past a bad file"
     assert "1 file failed" in result.stderr
+
+
+def test_brackets_nested_to_near_pythons_limit_are_migrated(tmp_path: Path) -> None:
+    # 180 nested brackets (Python's parser allows 200): the edit pass's own walk recurses
+    # less per level than LibCST's visitors, which gave up here.
+    nested = "[" * 180 + "]" * 180
+    file = tmp_path / "deep.py"
+    file.write_text(f'import torch\ny = torch.autocast("cuda", x=[{nested}])\n')
+    result = invoke(str(file), "--allow-no-vcs")
+    assert result.exit_code == 0, result.stderr
+    assert file.read_text() == f'import torch\ny = torch.autocast("npu", x=[{nested}])\n'
 
 
 def test_deeply_nested_blocks_are_migrated(tmp_path: Path) -> None:
