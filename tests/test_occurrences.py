@@ -5,7 +5,9 @@ to parse, and which rules may act in a region."""
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
+import re
 from pathlib import Path
 
 import accelerate
@@ -140,3 +142,39 @@ def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
     # Every file holds some rule's token; all but LibCST's some region a rule searches.
     assert matched
     assert searched or name == "expression.py"
+
+
+def _lines_by_regex(text: str, lines: list[str], pattern: str) -> list[int]:
+    """The reference: the lines (not comment lines) where `pattern` matches, by `re`."""
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    return sorted(
+        {
+            bisect.bisect_right(offsets, match.start())
+            for match in re.finditer(pattern, text)
+            if not lines[bisect.bisect_right(offsets, match.start()) - 1].lstrip().startswith("#")
+        }
+    )
+
+
+def test_whole_word_parts_read_from_the_scan_match_the_regex() -> None:
+    # `cuda` as a word at the very start and end of the text, next to an underscore, a
+    # digit, a letter outside ASCII, a dot; twice on one line; in a comment; overlapping.
+    text = (
+        "cuda = 1\n"
+        "x_cuda = cuda_x + cudaé + écuda + cuda2 + 2cuda\n"
+        "y = cuda.cuda(cuda) ; z = (cuda)\n"
+        "  # cuda in a comment\n"
+        "s = 'a cuda string'\n"
+        "cudacuda\n"
+        "w = nccl\n"
+        "cuda"
+    )
+    lines = split_lines(text)
+    found = Finder(["cuda", "nccl", "cudnn"]).scan(text)
+    for parts in (["\\bcuda\\b"], ["\\bnccl\\b", "\\bcuda\\b"], ["\\bcudnn\\b"]):
+        expected = _lines_by_regex(text, lines, "|".join(parts))
+        assert hot_lines_of(text, lines, parts, found) == expected, parts
+        assert hot_lines_of(text, lines, parts) == expected, parts
+    assert hot_lines_of(text, lines, ["\\bcuda\\b"], found) == [1, 3, 5, 8]
+    # A name the finder does not hold is found in the text.
+    assert hot_lines_of(text, lines, ["\\bw\\b"], found) == [7]

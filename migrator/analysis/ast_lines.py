@@ -119,21 +119,27 @@ def hot_lines_of(
     match; after a match the search goes on from the next line. The same lines (a
     match that runs over several lines may add the lines it overlaps, never fewer).
     `found`: where the rules' literals occur in `text` (`Finder.scan`), which says
-    without a search that a part's literal is absent.
+    without a search that a part's literal is absent, and where a whole-word part's name
+    occurs, so that such a part needs no search at all (`_word_lines`).
     """
-    has = found.has if found is not None and found.text is text else text.__contains__
+    scanned = found if found is not None and found.text is text else None
+    has = scanned.has if scanned is not None else text.__contains__
     starts = _line_starts(lines)
     hot: set[int] = set()
     unique = list(dict.fromkeys(parts))
-    # Whole-word parts (`\bname\b`, a words rule's identifiers): with many of them, the
-    # file's words are read once and each absent name costs a set lookup, not a search.
-    many = sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS
+    # Whole-word parts (`\bname\b`, a words rule's identifiers) without `found`: with many
+    # of them, the file's words are read once and each absent name costs a set lookup.
+    many = scanned is None and sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS
     words: set[str] | None = None
     for part in unique:
         literal, regex, boundary = _searcher(part)
         if literal and not has(literal):
             continue
-        name = _whole_word(part) if many else ""
+        name = _whole_word(part)
+        if scanned is not None and name:
+            _word_lines(text, lines, starts, scanned.starts(name), len(name), hot)
+            continue
+        name = name if many else ""
         if name:
             if words is None:
                 words = set(_WORD.findall(text))
@@ -155,6 +161,33 @@ def hot_lines_of(
             following = starts[number] if number < len(starts) else len(text)
             position = max(match.end(), following, start + 1)
     return sorted(hot)
+
+
+def _word_lines(
+    text: str,
+    lines: Sequence[str],
+    starts: Sequence[int],
+    occurs: Sequence[int],
+    length: int,
+    hot: set[int],
+) -> None:
+    """Add to `hot` the lines where a word of `length` characters, occurring at `occurs`
+    (sorted starts, from the file's scan), stands as a whole word, as `hot_lines_of`'s
+    search for `\\bNAME\\b` finds them: an occurrence counts where the characters on
+    both sides are not word characters; after one counts, the next is looked for on the
+    next line."""
+    index = 0
+    while index < len(occurs):
+        start = occurs[index]
+        end = start + length
+        if (start and _is_word(text[start - 1])) or (end < len(text) and _is_word(text[end])):
+            index += 1
+            continue
+        number = bisect.bisect_right(starts, start)
+        if number not in hot and not lines[number - 1].lstrip().startswith("#"):
+            hot.add(number)
+        following = starts[number] if number < len(starts) else len(text)
+        index = bisect.bisect_left(occurs, following, index + 1)
 
 
 def _is_word(char: str) -> bool:
