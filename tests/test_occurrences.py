@@ -14,17 +14,26 @@ import accelerate
 import libcst
 import pytest
 
-from migrator.analysis.ast_lines import first_line, hot_lines_of, last_line
+from migrator.analysis.ast_lines import (
+    alternatives,
+    first_line,
+    hot_lines_of,
+    last_line,
+    part_literal,
+)
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import Finder, any_between
 from migrator.contract.rule import PythonRule
 from migrator.engine import registry
 from migrator.engine.python import (
+    RulePattern,
     _literal_starts,
     _may_occur,
+    alias_tokens,
     compile_parts,
     literals_of,
     rule_pattern,
+    without_strings,
 )
 from migrator.formats.sources import split_lines
 
@@ -178,3 +187,99 @@ def test_whole_word_parts_read_from_the_scan_match_the_regex() -> None:
     assert hot_lines_of(text, lines, ["\\bcuda\\b"], found) == [1, 3, 5, 8]
     # A name the finder does not hold is found in the text.
     assert hot_lines_of(text, lines, ["\\bw\\b"], found) == [7]
+
+
+def _lines_of(body: str, starts: list[int]) -> set[int]:
+    return {body.count("\n", 0, start) for start in starts}
+
+
+@pytest.mark.parametrize(("name", "text"), TEXTS, ids=[name for name, _ in TEXTS])
+def test_a_rules_pieces_answer_as_its_one_alternation(name: str, text: str) -> None:
+    """`RulePattern` (whole words read off the scan, literal parts tried where their
+    literal is, the rest and the aliases as alternations) says a region matches exactly
+    where `rule_pattern`'s one alternation matches, in the text and in the text with its
+    strings blanked; its match starts fall on every line the alternation's do."""
+    found = FINDER.scan(text)
+    tree = ast.parse(text)
+    bindings = module_bindings(tree)
+    lines = split_lines(text)
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    spans = [(first_line(node), last_line(node)) for node in tree.body]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            spans += [(first_line(item), last_line(item)) for item in node.body]
+    matched = 0
+    for rule in RULES:
+        pattern = compile_parts(rule_pattern(rule, bindings))
+        pieces = RulePattern(rule, alias_tokens(rule, bindings), found)
+        for first, last in spans:
+            body = "".join(lines[first - 1 : last])
+            offset = offsets[first - 1]
+            for seen in (body, without_strings(body)):
+                expected = pattern.search(seen) is not None
+                assert pieces.search(seen, offset) is expected, (rule.code, first)
+                matched += expected
+                starts = [match.start() for match in pattern.finditer(seen)]
+                assert _lines_of(seen, starts) <= _lines_of(seen, pieces.starts(seen, offset))
+    # Every file but LibCST's has a region some rule's search matches.
+    assert matched or name == "expression.py"
+
+
+def test_pieces_with_words_literals_lookbehinds_and_aliases() -> None:
+    text = (
+        "import torch as th\n"
+        "x = re.compile(p); y = model.compile()\n"
+        "th.cuda.synchronize()  # th.cuda\n"
+        "s = 'torch.compile' + name_cuda\n"
+        "cuda(1)\n"
+    )
+    found = Finder(["cuda", "compile", "torch.compile"]).scan(text)
+    lines = split_lines(text)
+    offsets = [0, *itertools.accumulate(map(len, lines))]
+    parts = ["\\bcuda\\b", "(?<!\\bre)\\.compile\\b|torch\\.compile"]
+
+    class Rule:
+        class trigger:  # the attribute a rule's trigger sits in
+            patterns = ()
+
+            @staticmethod
+            def token_regexes() -> tuple[str, ...]:
+                return tuple(parts)
+
+    pieces = RulePattern(Rule, ("\\bth\\.cuda",), found)  # type: ignore[arg-type]
+    whole = compile_parts([*parts, "\\bth\\.cuda"])
+    for number, line in enumerate(lines):
+        for seen in (line, without_strings(line)):
+            assert pieces.search(seen, offsets[number]) is (whole.search(seen) is not None)
+    # The lookbehind keeps `re.compile` out; the blanked string hides `torch.compile`.
+    assert pieces.starts(lines[1], offsets[1]) == [lines[1].index(".compile()")]
+    assert pieces.search(lines[3], offsets[3])
+    assert not pieces.search(without_strings(lines[3]), offsets[3])
+    # The alias and the word, each where it starts (the comment is searched too).
+    assert sorted(pieces.starts(lines[2], offsets[2])) == [0, 3, 25, 28]
+
+
+def test_alternatives_and_literals_of_parts() -> None:
+    assert alternatives("\\bimport\\b[^\\n]*\\btorch\\b|\\bfrom\\s+torch\\b") == (
+        "\\bimport\\b[^\\n]*\\btorch\\b",
+        "\\bfrom\\s+torch\\b",
+    )
+    # Bars in a group, a class or escaped stay; a global flag or an empty side keeps it whole.
+    assert alternatives("a(b|c)|[|]d|e\\|f") == ("a(b|c)", "[|]d", "e\\|f")
+    assert alternatives("[]|]x|y") == ("[]|]x", "y")
+    assert alternatives("(?i)a|b") == ("(?i)a|b",)
+    assert alternatives("|a") == ("|a",)
+    assert alternatives("abc") == ("abc",)
+    # A lookbehind matches no text: the literal after it begins every match.
+    assert part_literal("(?<!\\bre)\\.compile\\b") == ".compile"
+    assert part_literal("(?<=x)ab?") == "a"
+    assert part_literal("(?<!a|b)cd") == ""
+    assert part_literal("(?<!unclosed") == ""
+    text = "from  torch import x\nimport os, torch\nre.compile(a).compile\n# import torch\n"
+    lines = split_lines(text)
+    found = Finder(["torch", "import", "from", ".compile"]).scan(text)
+    for part in ("\\bimport\\b[^\\n]*\\btorch\\b|\\bfrom\\s+torch\\b", "(?<!\\bre)\\.compile\\b"):
+        expected = _lines_by_regex(text, lines, part)
+        assert hot_lines_of(text, lines, [part], found) == expected, part
+        assert hot_lines_of(text, lines, [part]) == expected, part
+    assert hot_lines_of(text, lines, ["(?<!\\bre)\\.compile\\b"], found) == [3]

@@ -126,18 +126,21 @@ def hot_lines_of(
     has = scanned.has if scanned is not None else text.__contains__
     starts = _line_starts(lines)
     hot: set[int] = set()
-    unique = list(dict.fromkeys(parts))
+    unique = list(dict.fromkeys(alt for part in parts for alt in alternatives(part)))
     # Whole-word parts (`\bname\b`, a words rule's identifiers) without `found`: with many
     # of them, the file's words are read once and each absent name costs a set lookup.
-    many = scanned is None and sum(1 for part in unique if _whole_word(part)) >= _MANY_WORDS
+    many = scanned is None and sum(1 for part in unique if whole_word(part)) >= _MANY_WORDS
     words: set[str] | None = None
     for part in unique:
         literal, regex, boundary = _searcher(part)
         if literal and not has(literal):
             continue
-        name = _whole_word(part)
+        name = whole_word(part)
         if scanned is not None and name:
             _word_lines(text, lines, starts, scanned.starts(name), len(name), hot)
+            continue
+        if scanned is not None and literal:
+            _literal_lines(text, lines, starts, scanned.starts(literal), regex, boundary, hot)
             continue
         name = name if many else ""
         if name:
@@ -151,7 +154,7 @@ def hot_lines_of(
             if match is None:
                 break
             start = match.start()
-            if boundary and start and _is_word(text[start - 1]):
+            if boundary and start and is_word(text[start - 1]):
                 position = start + 1
                 continue
             number = bisect.bisect_right(starts, start)
@@ -161,6 +164,34 @@ def hot_lines_of(
             following = starts[number] if number < len(starts) else len(text)
             position = max(match.end(), following, start + 1)
     return sorted(hot)
+
+
+def _literal_lines(
+    text: str,
+    lines: Sequence[str],
+    starts: Sequence[int],
+    occurs: Sequence[int],
+    regex: re.Pattern[str],
+    boundary: bool,
+    hot: set[int],
+) -> None:
+    """Add to `hot` the lines `hot_lines_of`'s search for `regex` finds, where every match
+    begins with a literal occurring at `occurs` (sorted starts, from the file's scan): the
+    regex is tried at each occurrence instead of at every position of the text (`re`
+    searches a regex led by a lookbehind that way); `boundary`: a match must follow a
+    non-word character."""
+    index = 0
+    while index < len(occurs):
+        start = occurs[index]
+        match = regex.match(text, start)
+        if match is None or (boundary and start and is_word(text[start - 1])):
+            index += 1
+            continue
+        number = bisect.bisect_right(starts, start)
+        if number not in hot and not lines[number - 1].lstrip().startswith("#"):
+            hot.add(number)
+        following = starts[number] if number < len(starts) else len(text)
+        index = bisect.bisect_left(occurs, max(match.end(), following, start + 1), index + 1)
 
 
 def _word_lines(
@@ -180,7 +211,7 @@ def _word_lines(
     while index < len(occurs):
         start = occurs[index]
         end = start + length
-        if (start and _is_word(text[start - 1])) or (end < len(text) and _is_word(text[end])):
+        if (start and is_word(text[start - 1])) or (end < len(text) and is_word(text[end])):
             index += 1
             continue
         number = bisect.bisect_right(starts, start)
@@ -190,7 +221,7 @@ def _word_lines(
         index = bisect.bisect_left(occurs, following, index + 1)
 
 
-def _is_word(char: str) -> bool:
+def is_word(char: str) -> bool:
     # What `re`'s `\\w` matches in a str pattern.
     return char.isalnum() or char == "_"
 
@@ -203,7 +234,7 @@ _MANY_WORDS = 24
 
 
 @functools.lru_cache(maxsize=4096)
-def _whole_word(part: str) -> str:
+def whole_word(part: str) -> str:
     """NAME for a part `\\bNAME\\b` of word characters only (it matches where NAME is a
     whole word), else ""."""
     found = _WHOLE_WORD.fullmatch(part)
@@ -216,7 +247,7 @@ def _searcher(part: str) -> tuple[str, re.Pattern[str], bool]:
     follow a non-word character): a part `\\bNAME...` with no alternation is searched
     as `NAME...`, its `\\b` checked by hand (NAME begins with a word character, so the
     boundary holds exactly when the character before is not one)."""
-    boundary = part.startswith("\\b") and "|" not in part and _is_word(part[2:3])
+    boundary = part.startswith("\\b") and "|" not in part and is_word(part[2:3])
     regex = part[2:] if boundary else part
     return _literal_head(regex), re.compile(regex), boundary
 
@@ -229,14 +260,95 @@ def part_literal(part: str) -> str:
 
 def _literal_head(regex: str) -> str:
     """The text every match of `regex` begins with: its leading word characters and
-    escaped dots, less the last one where a quantifier may drop it (`ab?`)."""
+    escaped dots (after a leading lookbehind, which matches no text), less the last one
+    where a quantifier may drop it (`ab?`)."""
+    if "|" in regex:
+        return ""
+    if regex.startswith(("(?<=", "(?<!")):
+        close = _group_end(regex, 0)
+        if close is None:
+            return ""
+        regex = regex[close:]
     head = _LITERAL_HEAD.match(regex)
-    if head is None or "|" in regex:
+    if head is None:
         return ""
     text = head.group(0)
     if regex[len(text) : len(text) + 1] in ("?", "*", "{"):
         text = text[:-2] if text.endswith("\\.") else text[:-1]
     return text.replace("\\.", ".")
+
+
+def _group_end(regex: str, start: int) -> int | None:
+    """The index after the group that opens at `regex[start]` ("("), or None."""
+    depth = 0
+    index = start
+    while index < len(regex):
+        char = regex[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = _class_end(regex, index)
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return None
+
+
+def _class_end(regex: str, start: int) -> int:
+    """The index after the character class that opens at `regex[start]` ("[")."""
+    index = start + 1
+    if regex[index : index + 1] == "^":
+        index += 1
+    if regex[index : index + 1] == "]":
+        index += 1
+    while index < len(regex):
+        char = regex[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "]":
+            return index + 1
+        index += 1
+    return index
+
+
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+@functools.lru_cache(maxsize=4096)
+def alternatives(part: str) -> tuple[str, ...]:
+    """The top-level alternatives of the regex `part` (`a|b(c|d)`: `a` and `b(c|d)`): a
+    text matches `part` where it matches one of them. `(part,)` where `part` sets a global
+    flag (`(?i)`), which would hold for the first alternative alone."""
+    if "|" not in part or _GLOBAL_FLAGS.search(part):
+        return (part,)
+    found: list[str] = []
+    depth = 0
+    begin = index = 0
+    while index < len(part):
+        char = part[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "[":
+            index = _class_end(part, index)
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            found.append(part[begin:index])
+            begin = index + 1
+        index += 1
+    found.append(part[begin:])
+    return tuple(found) if all(found) else (part,)
 
 
 def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[ast.stmt]:

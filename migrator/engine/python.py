@@ -39,13 +39,16 @@ import libcst as cst
 
 from migrator.analysis import cst_walk
 from migrator.analysis.ast_lines import (
+    alternatives,
     first_line,
     hot_lines_of,
+    is_word,
     last_line,
     logical_groups,
     part_literal,
     qualified_names,
     summary,
+    whole_word,
 )
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.analysis.occurrences import Occurrences, any_between, finder
@@ -219,11 +222,116 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
     """Every regex that shows a rule may act here: tokens, declared patterns, aliases."""
+    return (*_own_parts(rule), *alias_tokens(rule, bindings))
+
+
+def _own_parts(rule: type[PythonRule]) -> tuple[str, ...]:
+    """The regexes a rule's trigger spells itself: its tokens and declared patterns."""
     return (
         *rule.trigger.token_regexes(),
         *(pattern.regex for pattern in rule.trigger.patterns),
-        *alias_tokens(rule, bindings),
     )
+
+
+class RulePattern:
+    """`rule_pattern`'s regexes for one file, searched in pieces that give the same
+    answers as their one alternation (`search`), or a superset of its match starts
+    (`starts`: the lines they fall on are what counts, and a piece may find a start
+    inside another piece's match):
+
+    - the rule's whole-word parts (`\\bNAME\\b`: a words rule has hundreds), read off the
+      file's scan (`found`): an occurrence of NAME with no word character on either side;
+      `re` tries each alternative at every position of a region, and a leading `\\b`
+      defeats its literal-prefix search (1 s of a torch run for one rule);
+    - each of the rest whose every match begins with a literal (`part_literal`; a part
+      `a|b` is split into its alternatives first), tried with `match` only where the
+      scan found the literal: `re` searches a part led by `\\b` or a lookbehind at every
+      position;
+    - the parts left, one alternation, the same in every file, compiled once a run
+      (`_compiled`);
+    - the file's aliases of its tokens (`alias_tokens`), few, where the file has some.
+      One alternation of all, different in each file that binds an alias, was compiled
+      anew per file: a rule with 140 tokens cost 6 ms a compile."""
+
+    def __init__(self, rule: type[PythonRule], aliases: Sequence[str], found: Occurrences) -> None:
+        own = [alternative for part in _own_parts(rule) for alternative in alternatives(part)]
+        self.words = tuple(dict.fromkeys(name for name in map(whole_word, own) if name))
+        rest = [part for part in own if not whole_word(part)]
+        # A part whose every match begins with a literal is tried where the literal is.
+        self.literal_parts = tuple(
+            (part_literal(part), _compiled((part,))) for part in rest if part_literal(part)
+        )
+        loose = [part for part in rest if not part_literal(part)]
+        self.rest = compile_parts(loose) if loose else None
+        self.aliases = compile_parts(aliases) if aliases else None
+        self.found = found
+        # (start, length) of each whole-word occurrence of a word in the file, in order.
+        self._hits: list[tuple[int, int]] | None = None
+
+    def hits(self) -> list[tuple[int, int]]:
+        if self._hits is None:
+            text = self.found.text
+            hits = []
+            for name in self.words:
+                size = len(name)
+                for at in self.found.starts(name):
+                    end = at + size
+                    if (at and is_word(text[at - 1])) or (end < len(text) and is_word(text[end])):
+                        continue
+                    hits.append((at, size))
+            hits.sort()
+            self._hits = hits
+        return self._hits
+
+    def _word_starts(self, text: str, offset: int) -> Iterator[int]:
+        """Where a word stands whole in `text`, a slice of the file's text from `offset`
+        on, or one as long with string literals blanked (`without_strings`)."""
+        hits = self.hits()
+        index = bisect.bisect_left(hits, (offset, 0))
+        end = offset + len(text)
+        while index < len(hits) and hits[index][0] < end:
+            at, size = hits[index]
+            index += 1
+            start = at - offset
+            if (
+                start + size > len(text)
+                or text[start : start + size] != self.found.text[at : at + size]
+            ):
+                continue
+            # Its edges hold in the file's text, so in `text`: blanking writes only spaces.
+            yield start
+
+    def _literal_starts(self, text: str, offset: int) -> Iterator[int]:
+        """Where a part with a literal matches in `text` (as `_word_starts`): at an
+        occurrence of its literal, where every match of it begins."""
+        end = offset + len(text)
+        for literal, regex in self.literal_parts:
+            occurs = self.found.starts(literal)
+            index = bisect.bisect_left(occurs, offset)
+            while index < len(occurs) and occurs[index] < end:
+                if regex.match(text, occurs[index] - offset) is not None:
+                    yield occurs[index] - offset
+                index += 1
+
+    def search(self, text: str, offset: int) -> bool:
+        """Whether a part matches in `text`, the file's text from `offset` on (a region
+        that starts a line and ends one), or that text with its strings blanked."""
+        return (
+            (self.rest is not None and self.rest.search(text) is not None)
+            or (self.aliases is not None and self.aliases.search(text) is not None)
+            or next(self._literal_starts(text, offset), None) is not None
+            or next(self._word_starts(text, offset), None) is not None
+        )
+
+    def starts(self, text: str, offset: int) -> list[int]:
+        """Where a match starts in `text` (as `search`), each piece's own matches."""
+        found = list(self._word_starts(text, offset)) if self.words else []
+        found += self._literal_starts(text, offset)
+        if self.rest is not None:
+            found += [match.start() for match in self.rest.finditer(text)]
+        if self.aliases is not None:
+            found += [match.start() for match in self.aliases.finditer(text)]
+        return found
 
 
 # A string literal (any prefix, any quotes; a backslash escapes the next character, a
@@ -252,7 +360,14 @@ def without_strings(code: str) -> str:
 
 
 def compile_parts(parts: Sequence[str]) -> re.Pattern[str]:
-    unique = sorted(set(parts))
+    return _compiled(tuple(sorted(set(parts))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(unique: tuple[str, ...]) -> re.Pattern[str]:
+    """One alternation of `unique`, compiled once a run: each file asks again for each
+    rule's (its aliases seldom differ between files), more patterns than `re`'s own cache
+    of 512 holds, so that cache kept compiling them anew (8% of a diffusers run)."""
     return re.compile("|".join(unique) if unique else r"(?!)")
 
 
@@ -762,17 +877,18 @@ def literals_of(rules: Iterable[type[PythonRule]]) -> frozenset[str]:
 
 def _active(
     rules: Sequence[type[PythonRule]],
-    patterns: Mapping[type[PythonRule], re.Pattern[str]],
+    patterns: Mapping[type[PythonRule], RulePattern],
     body: str,
     region: Region,
     view: FileView,
     bindings: ModuleBindings,
     facts: Mapping[str, object],
     code: Callable[[], str],
+    offset: int,
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
     code, `code()`: `body` with its string literals blanked), and its statement gate and
-    names gate pass."""
+    names gate pass (`offset`: where `body` starts in the file's text)."""
     names: frozenset[str] | None = None
 
     def qualified() -> frozenset[str]:
@@ -783,9 +899,9 @@ def _active(
 
     active = []
     for rule in rules:
-        if not patterns[rule].search(body):
+        if not patterns[rule].search(body, offset):
             continue
-        if rule.trigger.words and not patterns[rule].search(code()):
+        if rule.trigger.words and not patterns[rule].search(code(), offset):
             continue
         if region.statements and not any(
             rule.trigger.in_statement(node, view.target) for node in region.statements
@@ -831,14 +947,16 @@ def _cold(
     spans: Sequence[Spanned],
     region: Region,
     active: Sequence[type[PythonRule]],
-    patterns: Mapping[type[PythonRule], re.Pattern[str]],
+    patterns: Mapping[type[PythonRule], RulePattern],
     body: str,
     lines: Sequence[str],
     code: Callable[[], str],
+    offset: int,
 ) -> dict[type[PythonRule], set[int]]:
     """For each `local` rule, the statements of the region none of its tokens is on: the
     region's own test (`_active`) on each statement's lines (a line counts when a match
-    starts on it; for a `words` rule, in the code with its string literals blanked).
+    starts on it; for a `words` rule, in the code with its string literals blanked;
+    `offset`: where `body` starts in the file's text).
 
     An import inside the region binds names its tokens may not spell (`from torch import
     cuda` in a function, then `cuda.synchronize()`): what such a name looks like counts
@@ -858,7 +976,7 @@ def _cold(
         if not rule.trigger.local:
             continue
         text = code() if rule.trigger.words else body
-        matches = [match.start() for match in patterns[rule].finditer(text)]
+        matches = patterns[rule].starts(text, offset)
         aliases = alias_tokens(rule, inner) if nested else ()
         if aliases:
             matches += [match.start() for match in compile_parts(aliases).finditer(text)]
@@ -883,8 +1001,9 @@ def _by_region(
     lines = split_lines(text)
     if found is None or found.text is not text:
         found = finder(literals_of(rules)).scan(text)
-    parts = {rule: rule_pattern(rule, run.bindings) for rule in rules}
-    patterns = {rule: compile_parts(held) for rule, held in parts.items()}
+    aliases = {rule: alias_tokens(rule, run.bindings) for rule in rules}
+    parts = {rule: (*_own_parts(rule), *aliases[rule]) for rule in rules}
+    patterns = {rule: RulePattern(rule, aliases[rule], found) for rule in rules}
     every = [part for held in parts.values() for part in held]
     regions = find_regions(tree, hot_lines_of(text, lines, every, found), lines)
     # Where each line starts in the text, and where each rule's literals occur.
@@ -898,7 +1017,7 @@ def _by_region(
         span = (offsets[region.first - 1], offsets[region.last])
         active = _active(
             [rule for rule in rules if _may_occur(candidates[rule], span)],
-            patterns, body, region, view, run.bindings, run.facts, code,
+            patterns, body, region, view, run.bindings, run.facts, code, span[0],
         )  # fmt: skip
         if not active:
             continue
@@ -907,7 +1026,7 @@ def _by_region(
         module = parse_cst(header + body, offset)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
-        cold_ones = _cold(spans, region, active, patterns, body, lines, code)
+        cold_ones = _cold(spans, region, active, patterns, body, lines, code, span[0])
         edits_before = run.edits
         starts = functools.partial(_starts, module, region, lines, spans, offset)
         transformed = run.transform(
