@@ -250,3 +250,22 @@ def test_transform_refuses_a_removal_libcst_refuses() -> None:
         module.visit(Remove())
     with pytest.raises(TypeError):
         cst_walk.transform(module, Remove(), attributes=False)
+
+
+def test_is_node_answers_as_isinstance_for_every_type_twice() -> None:
+    class LaterNode(cst.Name):
+        """A node type made after the walk module learnt its types."""
+
+    values: list[object] = []
+    pending: list[cst.CSTNode] = [cst.parse_module(SHAPES)]
+    while pending:  # LibCST's own children, so the test does not lean on the walk's
+        node = pending.pop()
+        values.append(node)
+        values.extend(getattr(node, name, None) for name in ("whitespace", "comma", "value"))
+        pending.extend(node.children)
+    assert len({type(value) for value in values}) > 40
+    values += [LaterNode("x"), None, "x", (), [cst.Name("y")], cst.MaybeSentinel.DEFAULT]
+    values += [cst.RemovalSentinel.REMOVE, cst.FlattenSentinel([cst.Name("z")])]
+    for _ in range(2):  # the first answer is learnt, the second read from the sets
+        for value in values:
+            assert cst_walk.is_node(value) is isinstance(value, cst.CSTNode), value

@@ -39,6 +39,28 @@ _SKIPPED_WHEN_NONE: dict[type[cst.CSTNode], frozenset[str]] = {}
 # or by one `transform` does not know, is absent.
 _HELPERS: dict[type[cst.CSTNode], dict[str, tuple[str, str]]] = {}
 
+# The types met in a node's fields, by whether they are LibCST nodes. `isinstance` on the
+# abstract `CSTNode` goes through `ABCMeta.__instancecheck__`, 2.3% of a torch run; a set
+# lookup on the value's type is not (`_is_node_type` learns a type the first time).
+_NODE_TYPES: set[type] = set()
+_OTHER_TYPES: set[type] = set()
+
+
+def _is_node_type(kind: type) -> bool:
+    """Whether `kind` is a LibCST node type, remembered in `_NODE_TYPES`/`_OTHER_TYPES`."""
+    if issubclass(kind, cst.CSTNode):
+        _NODE_TYPES.add(kind)
+        return True
+    _OTHER_TYPES.add(kind)
+    return False
+
+
+def is_node(value: object) -> bool:
+    """`isinstance(value, cst.CSTNode)`, by a set lookup on the value's type."""
+    kind = type(value)
+    return kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind))
+
+
 # `visit_Call_func` and the like: attribute hooks, which `visit` does not call.
 _ATTRIBUTE_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
 
@@ -108,10 +130,11 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     found: list[cst.CSTNode] = []
     for name in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
             found.append(value)
         elif isinstance(value, (tuple, list)):
-            found.extend(item for item in value if isinstance(item, cst.CSTNode))
+            found.extend(item for item in value if is_node(item))
     return found
 
 
@@ -204,11 +227,13 @@ def _walk(node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool) 
                 continue
             if attributes:
                 visitor.on_visit_attribute(node, name)
-            if isinstance(value, cst.CSTNode):
+            kind = type(value)
+            if kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
                 _walk(value, visitor, attributes, transformer)
             elif isinstance(value, (tuple, list)):
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
+                    kind = type(item)
+                    if kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
                         _walk(item, visitor, attributes, transformer)
             if attributes:
                 visitor.on_leave_attribute(node, name)
@@ -256,7 +281,7 @@ def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bo
                 )
                 if changed:
                     changes[name] = items
-            elif isinstance(value, cst.CSTNode):
+            elif is_node(value):
                 result = _checked(transform(value, transformer, attributes), single, value)
                 if result is not value:
                     changes[name] = result
