@@ -118,6 +118,15 @@ def test_overlapping_and_non_ascii_occurrences() -> None:
     assert not any_between(found.starts("cuda"), 14, 20)
 
 
+def _region_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """Each top-level statement, and every method of a class, as the engine's regions are."""
+    spans = [(first_line(node), last_line(node)) for node in tree.body]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            spans += [(first_line(item), last_line(item)) for item in node.body]
+    return spans
+
+
 @pytest.mark.parametrize(("name", "text"), TEXTS, ids=[name for name, _ in TEXTS])
 def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
     name: str, text: str
@@ -127,11 +136,7 @@ def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
     bindings = module_bindings(tree)
     lines = split_lines(text)
     offsets = [0, *itertools.accumulate(map(len, lines))]
-    spans = [(first_line(node), last_line(node)) for node in tree.body]
-    # Each top-level statement, and every method of a class, as the engine's regions are.
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            spans += [(first_line(item), last_line(item)) for item in node.body]
+    spans = _region_spans(tree)
     matched = searched = 0
     every = []
     for rule in RULES:
@@ -204,10 +209,7 @@ def test_a_rules_pieces_answer_as_its_one_alternation(name: str, text: str) -> N
     bindings = module_bindings(tree)
     lines = split_lines(text)
     offsets = [0, *itertools.accumulate(map(len, lines))]
-    spans = [(first_line(node), last_line(node)) for node in tree.body]
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            spans += [(first_line(item), last_line(item)) for item in node.body]
+    spans = _region_spans(tree)
     matched = 0
     for rule in RULES:
         pattern = compile_parts(rule_pattern(rule, bindings))

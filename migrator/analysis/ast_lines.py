@@ -10,7 +10,7 @@ import ast
 import bisect
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -278,25 +278,31 @@ def _literal_head(regex: str) -> str:
     return text.replace("\\.", ".")
 
 
-def _group_end(regex: str, start: int) -> int | None:
-    """The index after the group that opens at `regex[start]` ("("), or None."""
-    depth = 0
+def _outside_classes(regex: str, start: int) -> Iterator[tuple[int, str]]:
+    """Each character of `regex` from `start` on, with its index, that is neither escaped
+    nor inside a character class (the two places where "(", ")" and "|" are literal)."""
     index = start
     while index < len(regex):
         char = regex[index]
         if char == "\\":
             index += 2
-            continue
-        if char == "[":
+        elif char == "[":
             index = _class_end(regex, index)
-            continue
+        else:
+            yield index, char
+            index += 1
+
+
+def _group_end(regex: str, start: int) -> int | None:
+    """The index after the group that opens at `regex[start]` ("("), or None."""
+    depth = 0
+    for index, char in _outside_classes(regex, start):
         if char == "(":
             depth += 1
         elif char == ")":
             depth -= 1
             if depth == 0:
                 return index + 1
-        index += 1
     return None
 
 
@@ -329,16 +335,8 @@ def alternatives(part: str) -> tuple[str, ...]:
     if "|" not in part or _GLOBAL_FLAGS.search(part):
         return (part,)
     found: list[str] = []
-    depth = 0
-    begin = index = 0
-    while index < len(part):
-        char = part[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "[":
-            index = _class_end(part, index)
-            continue
+    depth = begin = 0
+    for index, char in _outside_classes(part, 0):
         if char == "(":
             depth += 1
         elif char == ")":
@@ -346,7 +344,6 @@ def alternatives(part: str) -> tuple[str, ...]:
         elif char == "|" and depth == 0:
             found.append(part[begin:index])
             begin = index + 1
-        index += 1
     found.append(part[begin:])
     return tuple(found) if all(found) else (part,)
 
