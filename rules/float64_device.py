@@ -154,13 +154,15 @@ _DEVICE_ATTRIBUTES = frozenset({"cuda", "npu", "to"}) | _COLLECTIVES
 
 
 def _may_report(region: RegionView) -> bool:
-    """Whether a region can hold a report, read from the stdlib tree: it must hold a
-    float64 value, where every report starts (a name or attribute spelling float64:
-    `torch.float64`, `np.double`, `.double()`, `torch.cuda.DoubleTensor`, a name an import
-    binds to one; or a numpy dtype given as a string or as `float`: `dtype="float64"`,
-    `.astype(float)`), and reach the device: a method of a model class (the rule's facts),
+    """Whether a region can hold a report, read from the stdlib tree: it must make a
+    float64 value, where every report starts (a call named by, or given as an argument, a
+    name or attribute spelling float64: `.double()`, `np.float64(x)`,
+    `dtype=torch.float64`, `.to(torch.cuda.DoubleTensor)`, a name an import binds to one; or
+    a numpy dtype given as a string or as `float`: `dtype="float64"`, `.astype(float)`),
+    and reach the device: a method of a model class (the rule's facts),
     `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a collective."""
     f64 = False
+    names = region.names
     device = any(
         first <= last_line(statement) and first_line(statement) <= last
         for statement in region.statements
@@ -171,24 +173,31 @@ def _may_report(region: RegionView) -> bool:
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
-                f64 = f64 or node.attr in _F64_NAMES
                 device = device or node.attr in _DEVICE_ATTRIBUTES
             elif kind is ast.Name:
                 assert isinstance(node, ast.Name)
-                f64 = f64 or _names_one_of(node.id, region.names, _F64_NAMES)
-                device = device or _names_one_of(node.id, region.names, _COLLECTIVES)
+                device = device or _names_one_of(node.id, names, _COLLECTIVES)
             elif kind is ast.keyword:
                 assert isinstance(node, ast.keyword)
                 f64 = f64 or (node.arg == "dtype" and _numpy_dtype(node.value))
                 device = device or node.arg == "device"
-            elif kind is ast.Call:
+            elif kind is ast.Call and not f64:
                 assert isinstance(node, ast.Call)
                 func = node.func
-                f64 = f64 or (
-                    isinstance(func, ast.Attribute)
-                    and func.attr == "astype"
-                    and bool(node.args)
-                    and _numpy_dtype(node.args[0])
+                # float64 enters a unit only through a call: one it names (`.double()`,
+                # `np.float64(x)`, `torch.DoubleTensor(n)`) or an argument it is given
+                # (`dtype=torch.float64`, `.to(torch.double)`); `x.dtype == torch.float64`
+                # makes nothing float64.
+                f64 = (
+                    _spells_f64(func, names)
+                    or any(_spells_f64(arg, names) for arg in node.args)
+                    or any(_spells_f64(item.value, names) for item in node.keywords)
+                    or (
+                        isinstance(func, ast.Attribute)
+                        and func.attr == "astype"
+                        and bool(node.args)
+                        and _numpy_dtype(node.args[0])
+                    )
                 )
             if f64 and device:
                 return True
@@ -200,6 +209,14 @@ def _may_report(region: RegionView) -> bool:
         if f64 and device:
             return True
     return False
+
+
+def _spells_f64(node: ast.expr, names: Mapping[str, Sequence[str | None]]) -> bool:
+    """A name or attribute that may spell float64 (`torch.float64`, `np.double`,
+    `torch.cuda.DoubleTensor`, a name an import binds to one)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in _F64_NAMES
+    return isinstance(node, ast.Name) and _names_one_of(node.id, names, _F64_NAMES)
 
 
 def _names_one_of(

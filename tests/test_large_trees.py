@@ -158,7 +158,17 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU062", "import torch\nx = torch.zeros(2, dtype=torch.double).cuda()\n", True),
         ("NPU062", "import numpy as np\ny = a.astype(float).to(d)\n", True),
         # A model class's method reaches the device by the rule's facts alone.
-        ("NPU062", "import torch\nclass M(torch.nn.Module):\n    w = torch.float64\n", True),
+        ("NPU062", "import torch\nclass M(torch.nn.Module):\n    w = x.double()\n", True),
+        # float64 is made only by a call that names it or is given it: a comparison or a
+        # table of dtypes makes none, even in a model class on the device.
+        (
+            "NPU062",
+            "import torch\nclass M(torch.nn.Module):\n    wide = x.dtype == torch.float64\n",
+            False,
+        ),
+        ("NPU062", "import torch\nt = torch.zeros(2, device='cuda').to(torch.float64)\n", True),
+        ("NPU062", "from torch import float64 as F\nt = torch.ones(2, dtype=F).cuda()\n", True),
+        ("NPU062", "import torch\nt = torch.cuda.DoubleTensor(2)\n", True),
         # An if whose test names no device, one that does, and an alias of one.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
