@@ -155,12 +155,14 @@ _DEVICE_ATTRIBUTES = frozenset({"cuda", "npu", "to"}) | _COLLECTIVES
 
 def _may_report(region: RegionView) -> bool:
     """Whether a region can hold a report, read from the stdlib tree: it must make a
-    float64 value, where every report starts (a call named by, or given as an argument, a
-    name or attribute spelling float64: `.double()`, `np.float64(x)`,
-    `dtype=torch.float64`, `.to(torch.cuda.DoubleTensor)`, a name an import binds to one; or
-    a numpy dtype given as a string or as `float`: `dtype="float64"`, `.astype(float)`),
-    and reach the device: a method of a model class (the rule's facts),
-    `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a collective."""
+    float64 value the way `_value` reads one, where every report starts (a call named by
+    a name or attribute spelling float64: `.double()`, `np.float64(x)`,
+    `torch.cuda.DoubleTensor(n)`; a `dtype=` keyword spelling it, or a numpy dtype given
+    as a string or as `float`: `dtype=torch.float64`, `dtype="f8"`; an argument of `.to()`
+    / `.type()` / `.astype()` spelling it: `.to(torch.double)`, `.astype(float)`; a name
+    an import binds to one counts), and reach the device: a method of a model class (the
+    rule's facts), `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a
+    collective."""
     f64 = False
     names = region.names
     device = any(
@@ -179,25 +181,27 @@ def _may_report(region: RegionView) -> bool:
                 device = device or _names_one_of(node.id, names, _COLLECTIVES)
             elif kind is ast.keyword:
                 assert isinstance(node, ast.keyword)
-                f64 = f64 or (node.arg == "dtype" and _numpy_dtype(node.value))
+                f64 = f64 or (
+                    node.arg == "dtype"
+                    and (_numpy_dtype(node.value) or _spells_f64(node.value, names))
+                )
                 device = device or node.arg == "device"
             elif kind is ast.Call and not f64:
                 assert isinstance(node, ast.Call)
                 func = node.func
-                # float64 enters a unit only through a call: one it names (`.double()`,
-                # `np.float64(x)`, `torch.DoubleTensor(n)`) or an argument it is given
-                # (`dtype=torch.float64`, `.to(torch.double)`); `x.dtype == torch.float64`
-                # makes nothing float64.
+                # float64 enters a unit only where `_value` reads it: a call it names
+                # (`.double()`, `np.float64(x)`, `torch.DoubleTensor(n)`), a `dtype=`
+                # keyword (above), a dtype given to `.to()` / `.type()` / `.astype()`.
+                # `x.dtype == torch.float64` makes nothing float64, nor does a dtype
+                # passed to another call (`floating_types_and(torch.double)`).
+                method = func.attr if isinstance(func, ast.Attribute) else None
                 f64 = (
                     _spells_f64(func, names)
-                    or any(_spells_f64(arg, names) for arg in node.args)
-                    or any(_spells_f64(item.value, names) for item in node.keywords)
                     or (
-                        isinstance(func, ast.Attribute)
-                        and func.attr == "astype"
-                        and bool(node.args)
-                        and _numpy_dtype(node.args[0])
+                        method in ("to", "type", "astype")
+                        and any(_spells_f64(arg, names) for arg in node.args)
                     )
+                    or (method == "astype" and bool(node.args) and _numpy_dtype(node.args[0]))
                 )
             if f64 and device:
                 return True

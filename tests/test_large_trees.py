@@ -169,6 +169,15 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU062", "import torch\nt = torch.zeros(2, device='cuda').to(torch.float64)\n", True),
         ("NPU062", "from torch import float64 as F\nt = torch.ones(2, dtype=F).cuda()\n", True),
         ("NPU062", "import torch\nt = torch.cuda.DoubleTensor(2)\n", True),
+        ("NPU062", "import numpy as np\nt = torch.from_numpy(a.astype(np.float64)).cuda()\n", True),
+        ("NPU062", "import torch\ny = x.cuda().type(torch.DoubleTensor)\n", True),
+        # A dtype handed to any other call, or as another keyword, makes nothing float64
+        # (an OpInfo table: `dtypes=floating_types_and(torch.double)`, device='cuda').
+        (
+            "NPU062",
+            "import torch\nops = [Op(dtypes=fl(torch.double), device='cuda', x=(torch.float64,))]",
+            False,
+        ),
         # An if whose test names no device, one that does, and an alias of one.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
