@@ -580,7 +580,8 @@ class LowPrecisionNumpy(PythonRule):
     bf16. When the function uses low precision (an autocast region, a bf16/fp16 dtype, a
     `.half()`/`.bfloat16()` call) but the root cannot be traced either way (a parameter,
     `self.x`, a model call outside the regions), the site is reported as a warning. Each
-    function is judged on its own; module-level code one top-level statement at a time.
+    function is judged on its own; module-level code one top-level statement at a time,
+    and a class body's code one class-level statement at a time.
 
     Why: numpy has no bfloat16, so `.numpy()` on a bf16 tensor raises "TypeError: Got
     unsupported ScalarType BFloat16" (`.cpu()` never changes the dtype). On CUDA a
@@ -634,26 +635,33 @@ class LowPrecisionNumpy(PythonRule):
         super().__init__(ctx)
         self._classes: list[str] = []
         self._top_level: set[int] = set()
-        self._top: cst.BaseStatement | None = None
         self._functions: list[cst.FunctionDef] = []
         self._verdicts: dict[int, dict[int, Verdict]] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
         self._top_level = {id(statement) for statement in node.body}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if id(node) in self._top_level and isinstance(node, cst.BaseStatement):
-            self._top = node
-        return super().on_visit(node)
-
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._classes.append(node.name.value)
+        # Code outside functions is judged one statement at a time, a class body's as a
+        # module's: a class attribute's `.numpy()` is not bf16 because a sibling
+        # attribute names torch.bfloat16.
+        if isinstance(node.body, cst.IndentedBlock):
+            self._top_level.update(id(statement) for statement in node.body.body)
 
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
     ) -> cst.ClassDef:
         self._classes.pop()
         return updated_node
+
+    def _statement_unit(self) -> cst.BaseStatement | None:
+        """The innermost statement the walk is in that stands in a module's or a class's
+        body."""
+        for node in reversed(self._statements):
+            if id(node) in self._top_level and isinstance(node, cst.BaseStatement):
+                return node
+        return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -667,7 +675,7 @@ class LowPrecisionNumpy(PythonRule):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if numpy_chain(original_node) is None:
             return updated_node
-        unit = self._functions[-1] if self._functions else self._top
+        unit = self._functions[-1] if self._functions else self._statement_unit()
         if unit is None:
             return updated_node
         verdicts = self._verdicts.get(id(unit))
