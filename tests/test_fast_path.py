@@ -89,6 +89,74 @@ def test_nested_class_regions_give_the_full_paths_output() -> None:
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
 
 
+MEMBERS = '''\
+import torch
+from flash_attn import is_flash_attn_2_available
+
+
+class Plain:
+    is_cuda: bool = False
+    device = "cuda"
+
+    def run(self, x):
+        return torch.zeros(1, device=self.device).cuda()
+
+    def idle(self):
+        return 1
+
+
+class Flag:
+    HAS_FA = is_flash_attn_2_available()
+
+    def run(self):
+        if self.HAS_FA:
+            from flash_attn import flash_attn_func
+        return torch.cuda.current_device()
+
+
+class Sibling:
+    kind = "cuda"
+    label = kind + ":0"
+
+    def run(self):
+        return torch.cuda.synchronize()
+
+
+class Alias:
+    def forward(self):
+        return torch.cuda.current_device()
+
+    forward_cuda = forward
+'''
+
+
+def _member_regions(text: str) -> list[tuple[int, int, str]]:
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    hot = [number for number, line in enumerate(lines, 1) if "cuda" in line or "HAS_FA" in line]
+    return [(r.first, r.last, r.header) for r in find_regions(tree, hot, lines)]
+
+
+def test_class_level_statements_are_regions_when_they_share_no_name() -> None:
+    regions = _member_regions(MEMBERS)
+    # Plain data, whose name a method reads as `self.device`: each hot member alone.
+    assert (6, 6, "class Plain:\n") in regions
+    assert (7, 7, "class Plain:\n") in regions
+    assert (9, 10, "class Plain:\n") in regions
+    # A flag a method tests as `self.HAS_FA` (code, not data), a statement whose name a
+    # sibling statement reads, one assigned where the class binds `forward`: whole.
+    assert (16, 22, "") in regions
+    assert (25, 30, "") in regions
+    assert (33, 37, "") in regions
+
+
+def test_class_level_statement_regions_give_the_full_paths_output() -> None:
+    full = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=False)
+    assert fast.text != MEMBERS
+    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
 def test_positions_match_libcsts_metadata_wrapper() -> None:
     module = cst.parse_module(NESTED.replace("\n", "\r\n", 3))
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)

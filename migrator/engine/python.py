@@ -48,9 +48,16 @@ from migrator.analysis.ast_lines import (
     part_literal,
     qualified_names,
     summary,
+    walk,
     whole_word,
 )
-from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+from migrator.analysis.bindings import (
+    EMPTY,
+    ModuleBindings,
+    chain,
+    import_bindings,
+    module_bindings,
+)
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines
 from migrator.analysis.scopes import PassCache
@@ -160,8 +167,15 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
 def _class_regions(
     node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str], header: str
 ) -> list[Region] | None:
-    """Regions for the methods of a class and of the classes nested in it, or None when
-    the class must go whole (`header`: the stand-ins of the classes around it)."""
+    """Regions for the members of a class and of the classes nested in it, or None when
+    the class must go whole (`header`: the stand-ins of the classes around it).
+
+    A method or nested class is a region in stand-ins of the classes around it; so is a
+    class-level statement (`is_cuda: bool`, `device = "cuda"`) that shares no name with
+    the class's other members (`_shares_names`): in the stand-in it sees what it sees in
+    the class, the module's names, and nothing the class body binds. A class of 4,000
+    lines with one such statement was parsed and walked whole by every rule with a
+    token anywhere in it."""
     body_first = first_line(node.body[0])
     if body_first <= node.lineno:
         return None
@@ -173,6 +187,7 @@ def _class_regions(
         return None
     inner = f"{header}{indent}class {node.name}:\n"
     regions: list[Region] = []
+    statements: list[ast.stmt] = []
     for first, last, members in logical_groups(node.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
             continue
@@ -190,8 +205,70 @@ def _class_regions(
         elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             regions.append(Region(first, last, inner, (member,)))
         else:
-            return None
+            regions.append(Region(first, last, inner, (member,)))
+            statements.append(member)
+    if statements and _shares_names(node, statements):
+        return None
     return regions
+
+
+def _shares_names(node: ast.ClassDef, statements: Sequence[ast.stmt]) -> bool:
+    """Whether one of `statements` (class-level statements of `node` that are not
+    definitions) would see, or show, other than what the class's parse shows the rules
+    once it is a region of its own:
+
+    - it spells a name another member binds (the class scope resolves it there, the
+      module in the stand-in);
+    - it binds a name another class-level statement spells;
+    - it holds code (a call, a lambda, a comprehension) and binds a name a method spells,
+      as a name or an attribute (`HAS_FA = is_flash_attn_2_available()`, then `if
+      self.HAS_FA:` guards an import: a rule reads such a flag off the region). A
+      statement of plain data (`is_cuda: bool`, `device = "cuda"`) makes no such state,
+      and a method's plain name never resolves to the class scope."""
+    bound = {id(member): _class_level_bindings(member) for member in node.body}
+    chains = {id(member): summary(member).chains for member in node.body}
+    for statement in statements:
+        mine = bound[id(statement)]
+        plain = not _CODE.intersection(summary(statement).kinds)
+        for member in node.body:
+            if member is statement:
+                continue
+            if any(chain[0] in bound[id(member)] for chain in chains[id(statement)]):
+                return True
+            if isinstance(member, _DEFINITIONS) and plain:
+                continue
+            spelt = chains[id(member)]
+            if any((chain[0] in mine) if plain else not mine.isdisjoint(chain) for chain in spelt):
+                return True
+    return False
+
+
+# What makes a class-level statement more than plain data (see `_shares_names`).
+_CODE = frozenset(
+    {ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+     ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom}
+)  # fmt: skip
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Nodes that bind a name of their own: definitions, `except E as name`, match captures.
+_NAMED = (*_DEFINITIONS, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+
+
+def _class_level_bindings(member: ast.stmt) -> set[str]:
+    """The names a class-level statement may bind in the class's scope (a superset:
+    every name it stores or deletes, nested scopes' too; a definition binds its name)."""
+    if isinstance(member, _DEFINITIONS):
+        return {member.name}
+    found: set[str] = set()
+    for node in walk(member):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update(name for name, _ in import_bindings(node))
+        elif isinstance(node, _NAMED):
+            name = node.rest if isinstance(node, ast.MatchMapping) else node.name
+            if name:
+                found.add(name)
+    return found
 
 
 def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
