@@ -269,3 +269,88 @@ def test_is_node_answers_as_isinstance_for_every_type_twice() -> None:
     for _ in range(2):  # the first answer is learnt, the second read from the sets
         for value in values:
             assert cst_walk.is_node(value) is isinstance(value, cst.CSTNode), value
+
+
+def test_each_node_type_holds_only_the_types_its_annotations_admit() -> None:
+    """`skippable` trusts LibCST's field annotations: every node under a node of real code
+    is of a type `_closures` says a node of that type can hold."""
+    closures = cst_walk._closures()
+    checked = 0
+    for module in _modules():
+        stack: list[tuple[cst.CSTNode, frozenset[type]]] = [(module, closures[cst.Module])]
+        while stack:
+            node, allowed = stack.pop()
+            assert type(node) in allowed, (type(node).__name__, "not admitted")
+            under = closures[type(node)]
+            assert under <= allowed
+            stack.extend((child, under) for child in cst_walk.children(node))
+            checked += 1
+    assert checked > 100_000
+
+
+def test_a_walk_skips_only_what_no_hook_can_see() -> None:
+    skip = cst_walk.skippable(frozenset({cst.Name, cst.Call}))
+    assert {cst.SimpleWhitespace, cst.Comma, cst.Dot, cst.Add, cst.Integer} <= skip
+    # A call can hold a name, a lambda a call; a string in an f-string holds code.
+    assert not {cst.Name, cst.Call, cst.Attribute, cst.Lambda, cst.FormattedString} & skip
+    assert cst.SimpleString in skip and cst.SimpleString not in cst_walk.skippable(
+        frozenset({cst.SimpleString})
+    )
+
+
+class _Hooks(cst.CSTTransformer):
+    """Hooks on a few node types and one field, recording each call in order; one
+    edits (a string)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, str]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(("visit", cst.Module([]).code_for_node(node.func)))
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        self.calls.append(("leave", original_node.value))
+        return updated_node
+
+    def visit_If_orelse(self, node: cst.If) -> None:
+        self.calls.append(("orelse", type(node.orelse).__name__))
+
+    def leave_SimpleString(
+        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
+    ) -> cst.SimpleString:
+        self.calls.append(("string", original_node.value))
+        return updated_node.with_changes(value=updated_node.value.upper())
+
+
+@pytest.mark.parametrize("path", [None, *FILES])
+def test_skipping_walks_make_every_hook_call_libcsts_walk_makes(path: Path | None) -> None:
+    module = cst.parse_module(SHAPES if path is None else path.read_text(encoding="utf-8"))
+    hooked = cst_walk.hooked_types(_Hooks, cst.CSTTransformer)
+    assert hooked == {cst.Call, cst.Name, cst.If, cst.SimpleString}
+    skip = cst_walk.skippable(hooked)
+    libcsts, read, edit = _Hooks(), _Hooks(), _Hooks()
+    expected = module.visit(libcsts)
+    cst_walk.walk_pass(module, read, attributes=True, skip=skip)
+    got = cst_walk.transform(module, edit, attributes=True, skip=skip)
+    assert libcsts.calls and read.calls == libcsts.calls == edit.calls
+    assert got.code == expected.code != module.code
+    assert got.deep_equals(expected)
+
+
+def test_a_walker_that_sees_every_node_skips_none() -> None:
+    class Counter(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen = 0
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.seen += 1
+            return True
+
+    assert cst_walk.hooked_types(Counter, cst.CSTVisitor) is None
+    module = cst.parse_module(SHAPES)
+    ours, libcsts = Counter(), Counter()
+    cst_walk.visit(module, ours)
+    module.visit(libcsts)
+    assert ours.seen == libcsts.seen

@@ -208,3 +208,17 @@ def test_a_pass_that_edits_starts_again_on_libcsts_walk_with_fresh_findings() ->
     _Renames.passes.clear()
     assert _engine_pass(_Renames, "a = c\n") == ("a = c\n", ["a seen"])
     assert _Renames.passes == ["read-only"]
+
+
+def test_a_pass_skips_what_no_hook_of_the_rule_can_see() -> None:
+    skips = _Seen.walk_skips()
+    # Whitespace, punctuation, numbers: nothing there for a rule hooking Name and Assign.
+    assert {cst.SimpleWhitespace, cst.Comma, cst.Integer, cst.SimpleString} <= skips
+    # Nor anything that can hold a name, nor an if (every device rule reads `if` tests).
+    assert not {cst.Name, cst.Attribute, cst.Assign, cst.If, cst.Assert} & skips
+
+    class _OwnVisit(_Seen):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return super().on_visit(node)
+
+    assert _OwnVisit.walk_skips() == frozenset()

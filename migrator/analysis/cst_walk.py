@@ -15,9 +15,13 @@ source cannot be read, LibCST's own walk serves that node.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
+import operator
 import re
+import sys
 import textwrap
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +63,96 @@ def is_node(value: object) -> bool:
     """`isinstance(value, cst.CSTNode)`, by a set lookup on the value's type."""
     kind = type(value)
     return kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind))
+
+
+# Each LibCST node type -> the node types a tree under a node of it can hold, itself
+# included, read off the dataclass fields' annotations (see `_closures`).
+_UNDER: dict[type, frozenset[type]] | None = None
+
+
+def _concrete(kind: type, known: dict[type, frozenset[type]]) -> frozenset[type]:
+    """`kind` and its subclasses that can be built (an annotation names a base class).
+    A class LibCST's `add_slots` replaced lingers among `__subclasses__()`: only the one
+    its module holds counts."""
+    found = known.get(kind)
+    if found is None:
+        mine = (
+            not inspect.isabstract(kind)
+            and vars(sys.modules[kind.__module__]).get(kind.__name__) is kind
+        )
+        subclasses: list[type] = kind.__subclasses__()
+        found = frozenset({kind} if mine else set()).union(
+            *(_concrete(sub, known) for sub in subclasses)
+        )
+        known[kind] = found
+    return found
+
+
+def _annotated(annotation: object, known: dict[type, frozenset[type]]) -> frozenset[type]:
+    """The node types an annotation admits (`Sequence[Comma]`, `Union[...]`)."""
+    if inspect.isclass(annotation):
+        if issubclass(annotation, cst.CSTNode):
+            return _concrete(annotation, known)
+        return frozenset()
+    return frozenset().union(*(_annotated(arg, known) for arg in typing.get_args(annotation)))
+
+
+def _closures() -> dict[type, frozenset[type]]:
+    """For each LibCST node type, the node types a tree under a node of it can hold."""
+    global _UNDER
+    if _UNDER is None:
+        known: dict[type, frozenset[type]] = {}
+        direct: dict[type, frozenset[type]] = {}
+        for kind in _concrete(cst.CSTNode, known):
+            hints = typing.get_type_hints(kind)
+            direct[kind] = frozenset().union(
+                *(_annotated(hints[field.name], known) for field in dataclasses.fields(kind))
+            )
+        under: dict[type, frozenset[type]] = {}
+        for kind in direct:
+            seen = {kind}
+            stack = [kind]
+            while stack:
+                for child in direct[stack.pop()]:
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+            under[kind] = frozenset(seen)
+        _UNDER = under
+    return _UNDER
+
+
+def skippable(hooked: frozenset[type]) -> frozenset[type]:
+    """The node types a walk for hooks on `hooked` node types only may pass over: no node
+    of a hooked type can be under one of them (whitespace, commas, operators, a string
+    for a walk that hooks no string). Most of a tree's nodes are of such types: on
+    Inductor's `codegen/triton.py`, 63% are whitespace and punctuation."""
+    return frozenset(kind for kind, under in _closures().items() if under.isdisjoint(hooked))
+
+
+def hooked_types(cls: type, base: type) -> frozenset[type] | None:
+    """The node types whose nodes `cls` (a visitor or transformer class) does anything
+    for: a `visit_<Node>` / `leave_<Node>` hook or a per-field hook of that type that is
+    not one of LibCST's do-nothing stubs; None when it overrides `on_visit`, `on_leave`
+    or a per-field call of `base` (it may act on every node)."""
+    for name in ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute"):
+        # `operator.is_`: PythonRule's stand-in for a field call that does nothing.
+        if getattr(cls, name) not in (getattr(base, name), operator.is_):
+            return None
+    by_name = {kind.__name__: kind for kind in _closures()}
+    found: set[type] = set()
+    for name in dir(cls):
+        match = _ANY_HOOK.match(name)
+        if match is None or match.group(1) not in by_name:
+            continue
+        method = getattr(cls, name, None)
+        if callable(method) and not getattr(method, "_is_no_op", False):
+            found.add(by_name[match.group(1)])
+    return frozenset(found)
+
+
+# `visit_Call`, `leave_If_orelse`: the node type a hook is for.
+_ANY_HOOK = re.compile(r"^(?:visit|leave)_([A-Z][A-Za-z]*)(?:_\w+)?$")
 
 
 # `visit_Call_func` and the like: attribute hooks, which `visit` does not call.
@@ -164,10 +258,21 @@ def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
         return found
 
 
+# The visitor type -> the node types `visit` passes over (`skippable`).
+_VISITOR_SKIPS: dict[type, frozenset[type]] = {}
+
+
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """`node.visit(visitor)` for a visitor (which reads only), without copying nodes."""
+    """`node.visit(visitor)` for a visitor (which reads only), without copying nodes. A
+    subtree that can hold no node of a type the visitor hooks is not walked."""
+    visitor_type = type(visitor)
+    skip = _VISITOR_SKIPS.get(visitor_type)
+    if skip is None:
+        hooked = hooked_types(visitor_type, cst.CSTVisitor)
+        skip = skippable(hooked) if hooked is not None else frozenset()
+        _VISITOR_SKIPS[visitor_type] = skip
     if not _reads_only(visitor):
-        _visit_all(node, visitor)
+        _walk(node, visitor, attributes=True, transformer=False, skip=skip)
         return
     hooks: dict[type[cst.CSTNode], tuple[object, object]] = {}
     # Pre-order with each node's leave hook after its children: (node, entered).
@@ -192,29 +297,37 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
                 leave(current)
             continue
         stack.append((current, True))
-        stack.extend((child, False) for child in reversed(children(current)))
+        stack.extend(
+            (child, False) for child in reversed(children(current)) if type(child) not in skip
+        )
 
 
-def _visit_all(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """Every call `node.visit(visitor)` makes, in its order: `on_visit`, for each field
-    `on_visit_attribute`, the field's nodes and `on_leave_attribute`, then `on_leave`."""
-    _walk(node, visitor, attributes=True, transformer=False)
-
-
-def walk_pass(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> None:
+def walk_pass(
+    node: cst.CSTNode,
+    transformer: cst.CSTTransformer,
+    attributes: bool,
+    skip: frozenset[type] = frozenset(),
+) -> None:
     """The calls `node.visit(transformer)` makes, for a pass that changes nothing: its
     `on_visit`, then for each field (in LibCST's order) `on_visit_attribute`, the field's
     nodes, `on_leave_attribute` (only with `attributes`: a transformer with no field hook
     does nothing in them), and `on_leave(node, node)`, whose result is dropped. Unlike
     LibCST's walk it builds no copy of any node, so `updated_node` is the original node:
     a pass may only be walked so when it reports every change it makes (`PythonRule.edit`)
-    and the caller starts it again on LibCST's walk when it does."""
-    _walk(node, transformer, attributes, transformer=True)
+    and the caller starts it again on LibCST's walk when it does. Nodes of the types in
+    `skip` are not walked, nor the nodes under them: no call is made for them (the caller
+    says the transformer does nothing there, `skippable`)."""
+    _walk(node, transformer, attributes, transformer=True, skip=skip)
 
 
-def _walk(node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool) -> None:
-    """`_visit_all` and `walk_pass`; a node type whose fields are not known is walked by
-    LibCST (for a transformer, its copies are dropped)."""
+def _walk(
+    node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool, skip: frozenset[type]
+) -> None:
+    """`visit` (for a visitor with per-field hooks) and `walk_pass`: every call
+    `node.visit(visitor)` makes, in its order (`on_visit`, for each field
+    `on_visit_attribute`, the field's nodes and `on_leave_attribute`, then `on_leave`),
+    but none for nodes of the types in `skip` and under them; a node type whose fields
+    are not known is walked by LibCST (for a transformer, its copies are dropped)."""
     fields = _fields(type(node))
     if fields is None:
         node.visit(visitor)
@@ -228,13 +341,17 @@ def _walk(node: cst.CSTNode, visitor: Any, attributes: bool, transformer: bool) 
             if attributes:
                 visitor.on_visit_attribute(node, name)
             kind = type(value)
-            if kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
-                _walk(value, visitor, attributes, transformer)
+            if kind in skip:
+                pass
+            elif kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
+                _walk(value, visitor, attributes, transformer, skip)
             elif isinstance(value, (tuple, list)):
                 for item in value:
                     kind = type(item)
+                    if kind in skip:
+                        continue
                     if kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node_type(kind)):
-                        _walk(item, visitor, attributes, transformer)
+                        _walk(item, visitor, attributes, transformer, skip)
             if attributes:
                 visitor.on_leave_attribute(node, name)
     if transformer:
@@ -252,14 +369,20 @@ _BODIES = frozenset(("visit_body_sequence", "visit_body_iterable"))
 _SINGLES = frozenset(("visit_required", "visit_optional", "visit_sentinel"))
 
 
-def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bool) -> Any:
+def transform(
+    node: cst.CSTNode,
+    transformer: cst.CSTTransformer,
+    attributes: bool,
+    skip: frozenset[type] = frozenset(),
+) -> Any:
     """`node.visit(transformer)`: the same calls in the same order (as `walk_pass`), and
     the same tree, equal node for node, but a node is rebuilt (`with_changes`, which
     validates it as LibCST's constructor call does) only where a child changed; the rest
     of the tree is the original's nodes. `updated_node` is then the original node where
     nothing under it changed. What LibCST's helpers make of a child's removal or
     flattening is done by the helper that field is visited with; a node type whose
-    fields or helpers are not known is walked by LibCST."""
+    fields or helpers are not known is walked by LibCST. Nodes of the types in `skip`
+    stay as they are, unwalked (as in `walk_pass`)."""
     kind = type(node)
     fields = _fields(kind)
     helpers = _HELPERS.get(kind)
@@ -277,12 +400,12 @@ def transform(node: cst.CSTNode, transformer: cst.CSTTransformer, attributes: bo
                 transformer.on_visit_attribute(node, name)
             if isinstance(value, (tuple, list)):
                 items, changed = _transform_items(
-                    value, transformer, attributes, sequence or "visit_sequence"
+                    value, transformer, attributes, sequence or "visit_sequence", skip
                 )
                 if changed:
                     changes[name] = items
-            elif is_node(value):
-                result = _checked(transform(value, transformer, attributes), single, value)
+            elif type(value) not in skip and is_node(value):
+                result = _checked(transform(value, transformer, attributes, skip), single, value)
                 if result is not value:
                     changes[name] = result
             if attributes:
@@ -313,7 +436,11 @@ def _checked(result: Any, helper: str, child: cst.CSTNode) -> Any:
 
 
 def _transform_items(
-    value: Sequence[cst.CSTNode], transformer: cst.CSTTransformer, attributes: bool, helper: str
+    value: Sequence[cst.CSTNode],
+    transformer: cst.CSTTransformer,
+    attributes: bool,
+    helper: str,
+    skip: frozenset[type],
 ) -> tuple[tuple[cst.CSTNode, ...], bool]:
     """A sequence field's new items, as `visit_sequence` / `visit_body_sequence` make them
     (a body also drops a statement that an edit left removable, such as an empty line of
@@ -322,7 +449,10 @@ def _transform_items(
     items: list[cst.CSTNode] = []
     changed = False
     for child in value:
-        result = transform(child, transformer, attributes)
+        if type(child) in skip:
+            items.append(child)
+            continue
+        result = transform(child, transformer, attributes, skip)
         if result is child:
             items.append(child)
             continue

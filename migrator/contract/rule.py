@@ -21,7 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 import libcst as cst
 
-from migrator.analysis import device_regions
+from migrator.analysis import cst_walk, device_regions
 from migrator.analysis.bindings import EMPTY, ModuleBindings
 from migrator.analysis.scopes import PassCache, Scopes
 from migrator.contract.trigger import TokenPattern as TokenPattern
@@ -214,6 +214,8 @@ class PythonRule(Rule, cst.CSTTransformer):
     # Whether the class does anything in LibCST's per-field calls (a field hook, or its
     # own on_visit_attribute): a read-only walk makes those calls only then.
     field_hooks: ClassVar[bool] = True
+    # The node types a pass of the class need not walk (see `walk_skips`), once known.
+    _walk_skips: ClassVar[frozenset[type] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -230,6 +232,21 @@ class PythonRule(Rule, cst.CSTTransformer):
             getattr(cls, name) is not operator.is_
             for name in ("on_visit_attribute", "on_leave_attribute")
         )
+        cls._walk_skips = None
+
+    @classmethod
+    def walk_skips(cls) -> frozenset[type]:
+        """The node types a pass of this rule need not walk: no node under one of them is
+        of a type it has a hook for (`cst_walk.skippable`), nor an `if` or `assert`,
+        which `on_visit` reads for every device rule (`device_region`). Whitespace,
+        punctuation and operators are most of a tree's nodes. A rule with its own
+        `on_visit` / `on_leave` is walked everywhere."""
+        if cls._walk_skips is None:
+            hooked = cst_walk.hooked_types(cls, PythonRule)
+            cls._walk_skips = (
+                frozenset() if hooked is None else cst_walk.skippable(hooked | {cst.If, cst.Assert})
+            )
+        return cls._walk_skips
 
     def __init__(self, ctx: RuleContext) -> None:
         Rule.__init__(self, ctx)

@@ -555,7 +555,7 @@ def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) ->
     ctx.begin_pass(module)
     ctx.read_only = True
     try:
-        cst_walk.walk_pass(module, rule_class(ctx), rule_class.field_hooks)
+        cst_walk.walk_pass(module, rule_class(ctx), rule_class.field_hooks, rule_class.walk_skips())
         return module
     except WouldEdit:
         pass
@@ -564,7 +564,9 @@ def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) ->
     ctx.findings.clear()
     ctx.imports.clear()
     ctx.begin_pass(module)
-    found: cst.Module = cst_walk.transform(module, rule_class(ctx), rule_class.field_hooks)
+    found: cst.Module = cst_walk.transform(
+        module, rule_class(ctx), rule_class.field_hooks, rule_class.walk_skips()
+    )
     return found
 
 
