@@ -89,7 +89,7 @@ def test_nested_class_regions_give_the_full_paths_output() -> None:
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
 
 
-MEMBERS = '''\
+MEMBERS = """\
 import torch
 from flash_attn import is_flash_attn_2_available
 
@@ -127,7 +127,7 @@ class Alias:
         return torch.cuda.current_device()
 
     forward_cuda = forward
-'''
+"""
 
 
 def _member_regions(text: str) -> list[tuple[int, int, str]]:
