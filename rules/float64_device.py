@@ -163,13 +163,8 @@ def _may_report(region: RegionView) -> bool:
     an import binds to one counts), and reach the device: a method of a model class (the
     rule's facts), `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a
     collective."""
-    f64 = False
+    f64 = device = False
     names = region.names
-    device = any(
-        first <= last_line(statement) and first_line(statement) <= last
-        for statement in region.statements
-        for first, last in (region.facts if isinstance(region.facts, tuple) else ())
-    )
     for statement in region.statements:
         for node in walk(statement):
             kind = type(node)
@@ -212,7 +207,13 @@ def _may_report(region: RegionView) -> bool:
             device = device or tail in _COLLECTIVES
         if f64 and device:
             return True
-    return False
+    # The model classes' line ranges walk the whole file: read only when they decide.
+    ranges = region.facts if f64 else ()
+    return any(
+        first <= last_line(statement) and first_line(statement) <= last
+        for statement in region.statements
+        for first, last in (ranges if isinstance(ranges, tuple) else ())
+    )
 
 
 def _spells_f64(node: ast.expr, names: Mapping[str, Sequence[str | None]]) -> bool:

@@ -145,7 +145,7 @@ def _region_gate(code: str, text: str) -> bool:
     tree = parse_ast(text)
     facts = rule.trigger.file_facts(tree)
     assert rule.trigger.region is not None
-    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, facts)
+    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, lambda: facts)
     return rule.trigger.region_passes(view)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -84,8 +84,10 @@ class RuleContext:
     line_offset: int = 0
     # Earlier passes may have inserted lines: line_map[i] is the original line of line i+1.
     line_map: Sequence[int] | None = None
-    # What the rule's trigger's `facts` found in the whole file (see Trigger.facts).
-    facts: object = None
+    # What the rule's trigger's `facts` found in the whole file (see Trigger.facts), worked
+    # out when the rule first reads `facts` (they walk the whole file; most passes never
+    # read them).
+    facts_of: Callable[[], object] | None = None
     # Facts about the whole project (launch entries, config devices, pins...), computed
     # once per run before the per-file passes (see migrator.core.project).
     project: ProjectView = EMPTY_PROJECT
@@ -104,6 +106,10 @@ class RuleContext:
     # Shared by the passes over one tree: passes that edit nothing hand the same tree on,
     # so positions and scope bindings worked out once serve the next rule too.
     shared: PassCache = field(default_factory=lambda: PassCache())
+
+    @property
+    def facts(self) -> object:
+        return None if self.facts_of is None else self.facts_of()
 
     def begin_pass(self, module: cst.Module) -> None:
         """Positions are looked up lazily (`PassCache.span`), only if a rule reports."""

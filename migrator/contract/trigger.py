@@ -107,12 +107,18 @@ NamesGate = Callable[[frozenset[str], FileView], bool]
 class RegionView:
     """One region as a `region` gate sees it: its stdlib statements, the module's import
     bindings (`ModuleBindings.names`: each name, the dotted names imports bind it to), the
-    target and what the rule's `facts` read of the whole file."""
+    target and what the rule's `facts` read of the whole file (`facts_of` works them
+    out when a gate first reads `facts`: most gates never do, and facts walk the whole
+    file)."""
 
     statements: Sequence[ast.stmt]
     names: Mapping[str, Sequence[str | None]]
     target: Target = NPU
-    facts: object = None
+    facts_of: Callable[[], object] | None = None
+
+    @property
+    def facts(self) -> object:
+        return None if self.facts_of is None else self.facts_of()
 
 
 RegionGate = Callable[[RegionView], bool]

@@ -501,7 +501,7 @@ class _Run:
                 suppressions=self.suppressions,
                 line_offset=line_offset,
                 line_map=line_map,
-                facts=self.facts.get(rule_class.code),
+                facts_of=functools.partial(self.facts.get, rule_class.code),
                 project=self.project,
                 shared=shared,
                 cold=cold.get(rule_class, frozenset()) if cold else frozenset(),
@@ -992,7 +992,12 @@ def _active(
             region.statements
             and rule.trigger.region is not None
             and not rule.trigger.region_passes(
-                RegionView(region.statements, bindings.names, view.target, facts.get(rule.code))
+                RegionView(
+                    region.statements,
+                    bindings.names,
+                    view.target,
+                    functools.partial(facts.get, rule.code),
+                )
             )
         ):
             continue
