@@ -352,7 +352,6 @@ class Float64Device(PythonRule):
         super().__init__(ctx)
         self._depth = 0
         self._function: cst.FunctionDef | None = None
-        self._model_method = False
 
     # Units --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -369,9 +368,6 @@ class Float64Device(PythonRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._depth == 0:
             self._function = node
-            line = self.ctx.span(node)[0]
-            ranges = self.ctx.facts if isinstance(self.ctx.facts, tuple) else ()
-            self._model_method = any(first <= line <= last for first, last in ranges)
         self._depth += 1
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -392,9 +388,8 @@ class Float64Device(PythonRule):
         cst_walk.visit(unit, calls)
         self._done: set[int] = set()
         self._sites: list[_Site] = []
-        self._on_device = (isinstance(unit, cst.FunctionDef) and self._model_method) or any(
-            self._places_on_device(event) for event in calls.events
-        )
+        self._unit_node, self._events = unit, calls.events
+        self._on_device: bool | None = None
         # Ops that use a tensor are resolved once every site is known (an op's arguments
         # are visited after it), with the names as they stood at the op.
         ops: list[tuple[str, list[cst.BaseExpression], cst.CSTNode, dict[str, _Known]]] = []
@@ -416,6 +411,27 @@ class Float64Device(PythonRule):
             uses = ", ".join(dict.fromkeys(site.uses))
             message = site.message + (f"; used by {uses}" if uses else "")
             self.warn(site.node, message, fill(_SUGGESTION, self.target))
+
+    def _reaches_device(self) -> bool:
+        """Whether the unit works on the device: a method of a model class, or code that
+        places something there. Read the first time a site of unknown place asks (the
+        model classes walk the whole file), with the unit's names as they stood at its
+        start."""
+        if self._on_device is None:
+            unit, names = self._unit_node, self._names
+            self._names = {}
+            try:
+                self._on_device = (
+                    isinstance(unit, cst.FunctionDef) and self._model_method(unit)
+                ) or any(self._places_on_device(event) for event in self._events)
+            finally:
+                self._names = names
+        return self._on_device
+
+    def _model_method(self, function: cst.FunctionDef) -> bool:
+        line = self.ctx.first_line(function, self._statements)
+        ranges = self.ctx.facts if isinstance(self.ctx.facts, tuple) else ()
+        return any(first <= line <= last for first, last in ranges)
 
     def _cpu_block(self, node: cst.With) -> bool:
         for item in node.items:
@@ -575,7 +591,7 @@ class Float64Device(PythonRule):
         value = self._value(call)
         if not value.float64 or value.where == "cpu":
             return None
-        if value.where == "unknown" and not self._on_device:
+        if value.where == "unknown" and not self._reaches_device():
             return None
         method = _method(call)
         name = self.qualname(call.func)
@@ -599,11 +615,11 @@ class Float64Device(PythonRule):
         node: cst.CSTNode,
         names: dict[str, _Known],
     ) -> None:
-        line = self.ctx.span(node)[0]
         for operand in operands:
             origin = self._origin(operand, names)
             if origin is not None:
-                origin.uses.append(f"{op} (line {line})")
+                # Its line only where a site names it (a position generates code).
+                origin.uses.append(f"{op} (line {self.ctx.span(node)[0]})")
                 continue
             self._names = names
             if op.startswith("dist.") and self._value(operand).float64:

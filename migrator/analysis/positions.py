@@ -195,6 +195,14 @@ class StatementPositions:
             self._whole = code_positions(self._module)
         return self._whole[node]
 
+    def first_line(self, statement: cst.CSTNode, path: Sequence[cst.CSTNode]) -> int:
+        """The line of `statement`'s first token, its decorators included, read off the
+        stdlib parse where known (no code generation), else its position's."""
+        known = self._starts.get(id(statement))
+        if known is not None and known[0] is statement:
+            return known[2]
+        return self.span(statement, path)[0]
+
     def _of(self, path: Sequence[cst.CSTNode], index: int) -> dict[cst.CSTNode, Span] | None:
         statement = path[index]
         key = id(statement)

@@ -78,11 +78,28 @@ class PassCache:
         """`node`'s position in `module`; `path`: the statements the walk is in, outermost
         first. On the tree the engine parsed (`know_starts`), worked out for the statement
         around it; on a tree a pass built, from the whole tree's code generation."""
-        if self._starts is not None and self._starts[0] is module:
-            if self._by_statement is None:
-                self._by_statement = StatementPositions(module, self._starts[1]())
-            return self._by_statement.span(node, path)
+        by_statement = self._statement_positions(module)
+        if by_statement is not None:
+            return by_statement.span(node, path)
         return self.positions(module)[node]
+
+    def first_line(
+        self, module: cst.Module, statement: cst.CSTNode, path: Sequence[cst.CSTNode]
+    ) -> int:
+        """The line of a statement's first token, decorators included: where the engine
+        knows where `module`'s statements start, without generating any code."""
+        by_statement = self._statement_positions(module)
+        if by_statement is not None:
+            return by_statement.first_line(statement, path)
+        decorators = getattr(statement, "decorators", ())
+        return self.positions(module)[decorators[0] if decorators else statement][0]
+
+    def _statement_positions(self, module: cst.Module) -> StatementPositions | None:
+        if self._starts is None or self._starts[0] is not module:
+            return None
+        if self._by_statement is None:
+            self._by_statement = StatementPositions(module, self._starts[1]())
+        return self._by_statement
 
     def bindings(
         self, node: cst.CSTNode, compute: Callable[[], dict[str, Binding]]

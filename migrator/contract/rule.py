@@ -123,6 +123,13 @@ class RuleContext:
         line, column, end_line, _ = self.shared.span(self._module, node, path)
         return (self._original_line(line), column + 1, self._original_line(end_line))
 
+    def first_line(self, statement: cst.CSTNode, path: Sequence[cst.CSTNode] = ()) -> int:
+        """The file line of a statement's first token, its decorators included (a line of
+        the statement, where `span` gives the `def` line): read off the stdlib parse the
+        engine made where it can, which generates no code."""
+        assert self._module is not None, "begin_pass() was not called"
+        return self._original_line(self.shared.first_line(self._module, statement, path))
+
     def _original_line(self, line: int) -> int:
         if self.line_map is not None and 0 < line <= len(self.line_map):
             line = self.line_map[line - 1]
