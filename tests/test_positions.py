@@ -144,6 +144,29 @@ def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None
         assert positions.span(node, path) == whole[node], (name, node)
 
 
+@pytest.mark.parametrize(("name", "text"), _statement_cases())
+def test_a_statements_first_line_is_its_first_tokens_without_code_generation(
+    name: str, text: str
+) -> None:
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
+    whole = code_positions(module)
+    walk = _Paths()
+    module.visit(walk)
+    positions = StatementPositions(module, starts)
+    for node, path in walk.found:
+        if type(node) in _STATEMENTS and not (len(path) > 1 and _is_elif(path[-2], node)):
+            decorators = getattr(node, "decorators", ())
+            first = whole[decorators[0] if decorators else node][0]
+            assert positions.first_line(node, path) == first, (name, node)
+    assert positions._whole is None
+
+
+def _is_elif(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return isinstance(parent, cst.If) and parent.orelse is node
+
+
 class _AddLines(cst.CSTTransformer):
     """An edit that moves the lines below it: a statement added after each assignment."""
 
