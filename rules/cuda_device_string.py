@@ -336,25 +336,31 @@ class CudaDeviceString(StringPositionRule):
     # Comparisons with values from outside the run ---------------------------------------
     def visit_Comparison(self, node: cst.Comparison) -> None:
         super().visit_Comparison(node)
-        literal_names = self.ctx.facts if isinstance(self.ctx.facts, frozenset) else frozenset()
         left = node.left
         for target in node.comparisons:
             compared = target.comparator
             operator = target.operator
-            key = _source_key(left)
+            literal = (
+                self._source_literal(compared, operator)
+                if isinstance(operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn))
+                else None
+            )
             if (
-                isinstance(operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn))
+                literal is not None
                 and self.names_thing_in(left)
-                and key not in literal_names
+                # The file's literal-only names walk the whole file: read last.
+                and _source_key(left) not in self._literal_names()
                 # Read from a config key whose values this run migrates too (the project
                 # view): both sides move to the NPU, so the plain rewrite keeps them agreeing.
                 and _config_key(left) not in self.ctx.project.config_device_keys()
             ):
-                literal = self._source_literal(compared, operator)
-                if literal is not None:
-                    self._marks.pop(id(literal), None)
-                    self._widen[id(target)] = literal
+                self._marks.pop(id(literal), None)
+                self._widen[id(target)] = literal
             left = compared
+
+    def _literal_names(self) -> frozenset[str]:
+        facts = self.ctx.facts
+        return facts if isinstance(facts, frozenset) else frozenset()
 
     def names_thing_in(self, node: cst.BaseExpression) -> bool:
         return mentions_name(node, self.names_thing)

@@ -296,7 +296,8 @@ class TorchCudaApi(PythonRule):
     def _stream_handle(self, node: cst.Attribute) -> bool:
         """`stream.cuda_stream`: the raw handle of a torch stream (torch_npu's streams call
         it `npu_stream`), unless the module defines an attribute of that name itself."""
-        if self.ctx.facts is True or node.attr.value != f"{self.target.source_device_type}_stream":
+        # The file's facts walk the whole file: read only at such an attribute.
+        if node.attr.value != f"{self.target.source_device_type}_stream" or self.ctx.facts is True:
             return False
         receiver = node.value
         return not (isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"))
