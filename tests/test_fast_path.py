@@ -18,6 +18,7 @@ from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import find_regions, migrate_python
 from migrator.formats.sources import SourceError, decode_python
+from tests.helpers import record_parses
 
 CORPUS = Path(accelerate.__file__).parent
 FILES = sorted(CORPUS.rglob("*.py"))
@@ -154,6 +155,39 @@ def test_class_level_statement_regions_give_the_full_paths_output() -> None:
     full = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=True)
     fast = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=False)
     assert fast.text != MEMBERS
+    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
+HEADERS = """\
+import torch
+
+
+class CUDAGraphRunner:
+    def run(self):
+        return torch.cuda.current_device()
+
+    def idle(self):
+        return 1
+
+
+class Scaler(torch.cuda.amp.GradScaler):
+    def run(self):
+        return torch.cuda.current_device()
+"""
+
+
+def test_a_class_named_like_a_token_is_split_as_one_with_a_cold_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed = record_parses(monkeypatch)
+    fast = migrate_python(HEADERS, "headers.py", RULES, NPU, RuleOptions(), full=False)
+    # The method with a token alone, in a stand-in of its class; a class whose bases
+    # hold a token, whole.
+    assert any(code.startswith("class CUDAGraphRunner:\n    def run(self):\n") for code in parsed)
+    assert not any("def idle" in code for code in parsed)
+    assert any(code.startswith("class Scaler(torch.cuda.amp.GradScaler):") for code in parsed)
+    full = migrate_python(HEADERS, "headers.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text != HEADERS
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
 
 

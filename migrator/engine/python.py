@@ -145,8 +145,16 @@ def _hot_in(hot: Sequence[int], first: int, last: int, skip: range) -> bool:
     return False
 
 
-def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()) -> list[Region]:
-    """The smallest whole statements that hold every hot line (sorted, disjoint)."""
+def find_regions(
+    tree: ast.Module,
+    hot: Sequence[int],
+    lines: Sequence[str] = (),
+    named_only: Callable[[ast.ClassDef], bool] | None = None,
+) -> list[Region]:
+    """The smallest whole statements that hold every hot line (sorted, disjoint);
+    `named_only(node)`: whether a class's header lines are hot only through its name
+    (`class CUDAGraphNode:`), which no rule acts on: its members are then regions as
+    those of a class with a cold header."""
     regions: list[Region] = []
     for first, last, members in logical_groups(tree.body, lines):
         if len(members) == 1 and _is_string_statement(members[0]):
@@ -156,7 +164,7 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
             continue
         only = members[0] if len(members) == 1 else None
         if isinstance(only, ast.ClassDef):
-            methods = _class_regions(only, hot, lines, "")
+            methods = _class_regions(only, hot, lines, "", named_only)
             if methods is not None:
                 regions.extend(methods)
                 continue
@@ -165,7 +173,11 @@ def find_regions(tree: ast.Module, hot: Sequence[int], lines: Sequence[str] = ()
 
 
 def _class_regions(
-    node: ast.ClassDef, hot: Sequence[int], lines: Sequence[str], header: str
+    node: ast.ClassDef,
+    hot: Sequence[int],
+    lines: Sequence[str],
+    header: str,
+    named_only: Callable[[ast.ClassDef], bool] | None = None,
 ) -> list[Region] | None:
     """Regions for the members of a class and of the classes nested in it, or None when
     the class must go whole (`header`: the stand-ins of the classes around it).
@@ -179,7 +191,9 @@ def _class_regions(
     body_first = first_line(node.body[0])
     if body_first <= node.lineno:
         return None
-    if _hot_in(hot, first_line(node), body_first - 1, range(0)):
+    if _hot_in(hot, first_line(node), body_first - 1, range(0)) and not (
+        named_only is not None and named_only(node)
+    ):
         return None
     line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
     indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -199,7 +213,7 @@ def _class_regions(
         member = members[0]
         nested = None
         if isinstance(member, ast.ClassDef):
-            nested = _class_regions(member, hot, lines, inner)
+            nested = _class_regions(member, hot, lines, inner, named_only)
         if nested is not None:
             regions.extend(nested)
         elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -210,6 +224,29 @@ def _class_regions(
     if statements and _shares_names(node, statements):
         return None
     return regions
+
+
+_CLASS_NAME = re.compile(r"[ \t]*class[ \t]+(\w+)")
+
+
+def _named_only(
+    lines: Sequence[str],
+    offsets: Sequence[int],
+    patterns: Sequence[RulePattern],
+    node: ast.ClassDef,
+) -> bool:
+    """Whether no rule's token is in a class's header lines once its name is blanked
+    (`offsets`: where each line starts in the file's text)."""
+    first, body_first = first_line(node), first_line(node.body[0])
+    header = list(lines[first - 1 : body_first - 1])
+    index = node.lineno - first
+    found = _CLASS_NAME.match(header[index]) if 0 <= index < len(header) else None
+    if found is None or found.group(1) != node.name:
+        return False
+    start, end = found.span(1)
+    header[index] = header[index][:start] + " " * (end - start) + header[index][end:]
+    blanked = "".join(header)
+    return not any(pattern.search(blanked, offsets[first - 1]) for pattern in patterns)
 
 
 def _shares_names(node: ast.ClassDef, statements: Sequence[ast.stmt]) -> bool:
@@ -1089,9 +1126,10 @@ def _by_region(
     parts = {rule: (*_own_parts(rule), *aliases[rule]) for rule in rules}
     patterns = {rule: RulePattern(rule, aliases[rule], found) for rule in rules}
     every = [part for held in parts.values() for part in held]
-    regions = find_regions(tree, hot_lines_of(text, lines, every, found), lines)
     # Where each line starts in the text, and where each rule's literals occur.
     offsets = [0, *itertools.accumulate(map(len, lines))]
+    named_only = functools.partial(_named_only, lines, offsets, list(patterns.values()))
+    regions = find_regions(tree, hot_lines_of(text, lines, every, found), lines, named_only)
     candidates = {rule: _literal_starts(held, found) for rule, held in parts.items()}
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
