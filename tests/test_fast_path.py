@@ -83,11 +83,16 @@ def test_methods_of_nested_classes_are_their_own_regions() -> None:
     ]
 
 
-def test_nested_class_regions_give_the_full_paths_output() -> None:
-    full = migrate_python(NESTED, "suite.py", RULES, NPU, RuleOptions(), full=True)
-    fast = migrate_python(NESTED, "suite.py", RULES, NPU, RuleOptions(), full=False)
-    assert fast.text != NESTED
+def _fast_changes_as_full(text: str, path: str) -> None:
+    """Both engine paths change `text`, and the same way."""
+    full = migrate_python(text, path, RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, path, RULES, NPU, RuleOptions(), full=False)
+    assert fast.text != text
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+
+
+def test_nested_class_regions_give_the_full_paths_output() -> None:
+    _fast_changes_as_full(NESTED, "suite.py")
 
 
 MEMBERS = """\
@@ -152,10 +157,7 @@ def test_class_level_statements_are_regions_when_they_share_no_name() -> None:
 
 
 def test_class_level_statement_regions_give_the_full_paths_output() -> None:
-    full = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=True)
-    fast = migrate_python(MEMBERS, "members.py", RULES, NPU, RuleOptions(), full=False)
-    assert fast.text != MEMBERS
-    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+    _fast_changes_as_full(MEMBERS, "members.py")
 
 
 HEADERS = """\
@@ -180,15 +182,13 @@ def test_a_class_named_like_a_token_is_split_as_one_with_a_cold_header(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     parsed = record_parses(monkeypatch)
-    fast = migrate_python(HEADERS, "headers.py", RULES, NPU, RuleOptions(), full=False)
+    migrate_python(HEADERS, "headers.py", RULES, NPU, RuleOptions(), full=False)
     # The method with a token alone, in a stand-in of its class; a class whose bases
     # hold a token, whole.
     assert any(code.startswith("class CUDAGraphRunner:\n    def run(self):\n") for code in parsed)
     assert not any("def idle" in code for code in parsed)
     assert any(code.startswith("class Scaler(torch.cuda.amp.GradScaler):") for code in parsed)
-    full = migrate_python(HEADERS, "headers.py", RULES, NPU, RuleOptions(), full=True)
-    assert fast.text != HEADERS
-    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+    _fast_changes_as_full(HEADERS, "headers.py")
 
 
 def test_positions_match_libcsts_metadata_wrapper() -> None:
