@@ -201,7 +201,7 @@ class StatementPositions:
         known = self._starts.get(id(statement))
         if known is not None and known[0] is statement:
             return known[2]
-        return self.span(statement, path)[0]
+        return self.span(first_token(statement), path)[0]
 
     def _of(self, path: Sequence[cst.CSTNode], index: int) -> dict[cst.CSTNode, Span] | None:
         statement = path[index]
@@ -214,13 +214,13 @@ class StatementPositions:
             indent = block_indents(path[: index + 1], self._module)
             if indent is not None:
                 found = statement_positions(statement, known[1], indent, self._module)
-                if found.get(_first_token(statement), (0,))[0] != known[2]:
+                if found.get(first_token(statement), (0,))[0] != known[2]:
                     found = None
         self._by_statement[key] = found
         return found
 
 
-def _first_token(statement: cst.CSTNode) -> cst.CSTNode:
+def first_token(statement: cst.CSTNode) -> cst.CSTNode:
     """The node whose position starts on the statement's first token."""
     if isinstance(statement, cst.SimpleStatementLine) and statement.body:
         return statement.body[0]

@@ -26,7 +26,13 @@ from migrator.analysis.cst_helpers import (
     is_availability_test,
 )
 from migrator.analysis.device_regions import Decisions
-from migrator.analysis.positions import Span, StartLines, StatementPositions, code_positions
+from migrator.analysis.positions import (
+    Span,
+    StartLines,
+    StatementPositions,
+    code_positions,
+    first_token,
+)
 from migrator.analysis.statements import suites
 
 
@@ -91,8 +97,7 @@ class PassCache:
         by_statement = self._statement_positions(module)
         if by_statement is not None:
             return by_statement.first_line(statement, path)
-        decorators = getattr(statement, "decorators", ())
-        return self.positions(module)[decorators[0] if decorators else statement][0]
+        return self.positions(module)[first_token(statement)][0]
 
     def _statement_positions(self, module: cst.Module) -> StatementPositions | None:
         if self._starts is None or self._starts[0] is not module:

@@ -216,11 +216,10 @@ def _class_regions(
             nested = _class_regions(member, hot, lines, inner, named_only)
         if nested is not None:
             regions.extend(nested)
-        elif isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            regions.append(Region(first, last, inner, (member,)))
         else:
             regions.append(Region(first, last, inner, (member,)))
-            statements.append(member)
+            if not isinstance(member, _DEFINITIONS):
+                statements.append(member)
     if statements and _shares_names(node, statements):
         return None
     return regions
@@ -589,10 +588,11 @@ def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) ->
     builds the edited tree (`cst_walk.transform`: LibCST's calls and tree, rebuilding
     only the nodes above an edit). A pass that reports no edit makes none (rules edit only
     through `edit()` and `record()`), so the two walks give it the same findings."""
+    skips = rule_class.walk_skips()
     ctx.begin_pass(module)
     ctx.read_only = True
     try:
-        cst_walk.walk_pass(module, rule_class(ctx), rule_class.field_hooks, rule_class.walk_skips())
+        cst_walk.walk_pass(module, rule_class(ctx), rule_class.field_hooks, skips)
         return module
     except WouldEdit:
         pass
@@ -601,9 +601,7 @@ def _pass(module: cst.Module, rule_class: type[PythonRule], ctx: RuleContext) ->
     ctx.findings.clear()
     ctx.imports.clear()
     ctx.begin_pass(module)
-    found: cst.Module = cst_walk.transform(
-        module, rule_class(ctx), rule_class.field_hooks, rule_class.walk_skips()
-    )
+    found: cst.Module = cst_walk.transform(module, rule_class(ctx), rule_class.field_hooks, skips)
     return found
 
 
