@@ -5,14 +5,14 @@
     python benchmarks/bench.py --corpus examples/cuda_trainer --short
     python benchmarks/bench.py --corpus PATH --versus-gpu2ascend TOOL   # and Huawei's tool
 
-It prints files, lines, seconds for `ast.parse` of every Python file (one process, the bytes
-read into memory first, so neither the disk nor decoding is timed; also with Python's
-garbage collector off, `ast_parse_no_gc_cpu_s`, which on torch is half the time), seconds
+It prints files, lines, seconds for `ast.parse` of every Python file (one fresh process that
+holds nothing else, the bytes read into memory first, so neither the disk nor decoding is
+timed; also with Python's garbage collector off, `ast_parse_no_gc_cpu_s`), seconds
 for `migrate --dry-run --no-cache` at one process (`--jobs 1`) and at the default (the
 engine decides whether a pool pays), each a fresh process with its diff sent to /dev/null
 and start-up included, the ratio of each to `ast.parse`, files/s, lines/s and the peak RSS
 of the largest process. Each is timed twice: wall seconds, and CPU seconds (user + system,
-of this process for `ast.parse`, of the child for migrate, from `getrusage`); the
+of the timing process for `ast.parse`, of the child for migrate); the
 `cpu_ratio_*` figures compare CPU with CPU, which other work on the machine disturbs far
 less than wall time. Every figure is the best of `--runs` runs (default 3). The figures are
 ratios within one run on one machine: another machine, or the same one busier, moves the
@@ -40,9 +40,7 @@ Nothing is asserted: speed and memory targets live here, as figures, not in time
 from __future__ import annotations
 
 import argparse
-import ast
-import contextlib
-import gc
+import importlib.util
 import json
 import os
 import platform
@@ -50,9 +48,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 from migrator.engine.walk import walk
@@ -73,34 +68,41 @@ def python_files(root: Path) -> list[Path]:
 
 def time_ast(files: list[Path], runs: int, collect: bool = True) -> tuple[float, float, int]:
     """Best of `runs` wall and CPU seconds for `ast.parse` of every file's bytes, already in
-    memory, and the number of lines. `collect=False` times it with Python's cyclic garbage
-    collector off, which on torch's source halves the time: the trees make millions of
-    objects, and the collector walks them (migrate runs with it on, as Python does)."""
-    sources = [file.read_bytes() for file in files]
-    lines = sum(data.count(b"\n") for data in sources)
-    best, best_cpu = float("inf"), float("inf")
-    with warnings.catch_warnings(), _collector(collect):
-        warnings.simplefilter("ignore")
-        for _ in range(runs):
-            start, cpu = time.perf_counter(), time.process_time()
-            for data in sources:
-                with contextlib.suppress(SyntaxError, ValueError):
-                    ast.parse(data)
-            best = min(best, time.perf_counter() - start)
-            best_cpu = min(best_cpu, time.process_time() - cpu)
-    return best, best_cpu, lines
+    memory, and the number of lines, timed in a fresh interpreter (`AST_TIMER`) that holds
+    nothing else: Python's cyclic garbage collector walks every tracked object of a process
+    now and then, so a parse timed beside a large heap (an imported torch) is slower and
+    less steady. `collect=False` times it with the collector off, which on torch's source
+    makes it about a fifth faster: the trees make millions of objects, and the collector
+    walks them (migrate runs with it on, as Python does)."""
+    listing = "\n".join(str(file) for file in files)
+    done = subprocess.run(
+        [sys.executable, "-c", AST_TIMER, str(runs), "1" if collect else "0"],
+        input=listing, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    best, best_cpu, lines = done.stdout.split()
+    return float(best), float(best_cpu), int(lines)
 
 
-@contextlib.contextmanager
-def _collector(on: bool) -> Iterator[None]:
-    was = gc.isenabled()
-    if not on:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+# `time_ast` in a fresh interpreter: the file paths on stdin; argv: runs, collector on (1/0).
+AST_TIMER = """
+import ast, contextlib, gc, sys, time, warnings
+runs, collect = int(sys.argv[1]), sys.argv[2] == "1"
+sources = [open(path, "rb").read() for path in sys.stdin.read().splitlines()]
+lines = sum(data.count(b"\\n") for data in sources)
+if not collect:
+    gc.disable()
+best = best_cpu = float("inf")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    for _ in range(runs):
+        start, cpu = time.perf_counter(), time.process_time()
+        for data in sources:
+            with contextlib.suppress(SyntaxError, ValueError):
+                ast.parse(data)
+        best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+print(best, best_cpu, lines)
+"""
 
 
 def _timed(command: list[str], runs: int) -> tuple[float, float, int, int]:
@@ -225,9 +227,12 @@ def main(argv: list[str] | None = None) -> int:
             args.json.write_text(json.dumps(figures, indent=2) + "\n")
         return 0
     if args.corpus is None:
-        import torch  # the default corpus: the source of the installed torch release
-
-        args.corpus = Path(torch.__file__).parent
+        # The default corpus: the source of the installed torch release, found without
+        # importing it (an imported torch would also slow this process's collector).
+        spec = importlib.util.find_spec("torch")
+        if spec is None or spec.origin is None:
+            parser.error("torch is not installed; name a tree with --corpus")
+        args.corpus = Path(spec.origin).parent
     root = args.corpus.resolve()
     files = python_files(root)
     ast_seconds, ast_cpu, lines = time_ast(files, args.runs)
