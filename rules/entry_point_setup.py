@@ -13,7 +13,7 @@ from typing import ClassVar
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.ast_lines import hot_lines, statements_on
+from migrator.analysis.ast_lines import hot_lines_of, statements_on
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.analysis.statement_spans import data_statements
 from migrator.contract.entries import entry_paths as _paths
@@ -45,9 +45,9 @@ _TRAINING_CALLS = frozenset(
 )
 # The last names of the working calls and methods: code that calls one spells it, as its
 # attribute or in the import that binds it (`from torch.autograd import backward as bw`).
-_WORK_WORDS = re.compile(
-    r"\b(?:backward|step|initialize|init_process_group|cuda|fit|train|run_training)\b"
-)
+_WORK = ("backward", "step", "initialize", "init_process_group", "cuda", "fit", "train",
+         "run_training")  # fmt: skip
+_WORK_WORDS = re.compile(rf"\b(?:{'|'.join(_WORK)})\b")
 # Methods that run training on an object built elsewhere (`trainer.fit(model)`,
 # `runner.train()`, `strategy.run_training(...)`), when the receiver's name says what it is:
 # `model.train()` only switches a module to training mode.
@@ -89,7 +89,8 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     or a name imported as one of them, are walked."""
     imported: set[str] = set()
     called: set[str] = set()
-    for statement in _statements_spelling(tree, text, _WORK_WORDS):
+    lines = split_lines(text)
+    for statement in _statements_spelling(tree, text, lines, _WORK):
         for node in _outside_bodies(statement):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 imported.update(
@@ -107,17 +108,21 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
         return bool(imported)
     # `bw(loss)` after `from torch.autograd import backward as bw`: the call's own line
     # spells only the alias.
-    aliases = re.compile(rf"\b(?:{'|'.join(sorted(map(re.escape, imported)))})\b")
     return any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported
-        for statement in _statements_spelling(tree, text, aliases)
+        for statement in _statements_spelling(tree, text, lines, sorted(imported))
         for node in _outside_bodies(statement)
     )
 
 
-def _statements_spelling(tree: ast.Module, text: str, pattern: re.Pattern[str]) -> list[ast.stmt]:
-    """The top-level statements with a line of code that `pattern` matches."""
-    return statements_on(tree.body, hot_lines(text, split_lines(text), pattern))
+def _statements_spelling(
+    tree: ast.Module, text: str, lines: Sequence[str], words: Sequence[str]
+) -> list[ast.stmt]:
+    """The top-level statements with a line of code that spells one of `words` as a whole
+    word (`hot_lines_of` finds each at its occurrences: `re` tries an alternation led by
+    `\\b` at every position of the text)."""
+    parts = [rf"\b{re.escape(word)}\b" for word in words]
+    return statements_on(tree.body, hot_lines_of(text, lines, parts))
 
 
 def _outside_bodies(node: ast.AST) -> Iterator[ast.AST]:

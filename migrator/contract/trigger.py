@@ -295,10 +295,11 @@ def _dotted_tails(tokens: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
     return tuple(found)
 
 
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
-_FROM_IMPORT = re.compile(
-    r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]+)", re.MULTILINE
-)
+# Import lines, searched in the text after a "\n" (`_module_names` adds one before the
+# first line): a pattern led by a literal is searched at that character's occurrences,
+# where `^` with re.MULTILINE is tried at every position (four times slower on torch).
+_IMPORT = re.compile(r"\n[ \t]*import[ \t]+([^\n#;]+)")
+_FROM_IMPORT = re.compile(r"\n[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]+)")
 _COMMENT = re.compile(r"#[^\n]*")
 # The last text `_module_names` read, and what it found (one file at a time).
 _NAMES_OF: tuple[str, dict[str, frozenset[str]]] | None = None
@@ -313,7 +314,8 @@ def _module_names(text: str) -> dict[str, frozenset[str]]:
         return _NAMES_OF[1]
     found: dict[str, set[str]] = {}
     if "import" in text:
-        for match in _IMPORT.finditer(text):
+        lines = "\n" + text
+        for match in _IMPORT.finditer(lines):
             for item in match.group(1).split(","):
                 name, _, alias = item.strip().partition(" as ")
                 name, alias = name.strip(), alias.strip()
@@ -322,7 +324,7 @@ def _module_names(text: str) -> dict[str, frozenset[str]]:
                 elif name:
                     head = name.split(".", 1)[0]
                     found.setdefault(head, set()).add(head)
-        for match in _FROM_IMPORT.finditer(text):
+        for match in _FROM_IMPORT.finditer(lines):
             module = match.group(1)
             for item in _COMMENT.sub("", match.group(2)).strip("()").split(","):
                 name, _, alias = item.strip().partition(" as ")
@@ -367,9 +369,19 @@ def imports_module(module: str) -> Gate:
     rule whose qualified names all start with `module`, which only such an import binds.
     It errs on the side of yes (`from numba import cuda` passes)."""
     name = re.escape(module)
-    pattern = re.compile(rf"\bfrom[ \t]+{name}\b|\bimport[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b")
+    # `\bfrom ...|\bimport ...`, with the leading `\b` checked on each match: `re` tries a
+    # pattern led by `\b` at every position (three times slower on torch's source).
+    pattern = re.compile(rf"from[ \t]+{name}\b|import[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b")
 
     def gate(view: FileView) -> bool:
-        return pattern.search(view.text) is not None
+        text = view.text
+        found = pattern.search(text)
+        while found is not None:
+            start = found.start()
+            before = text[start - 1] if start else " "
+            if not (before.isalnum() or before == "_"):  # what `\w` matches
+                return True
+            found = pattern.search(text, start + 1)
+        return False
 
     return gate
