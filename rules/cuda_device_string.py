@@ -254,9 +254,11 @@ class CudaDeviceString(StringPositionRule):
     # of code: doctest lines (`>>> pipe.to("cuda")` in docstrings) are not candidates.
     trigger = Trigger(
         patterns=(
-            TokenPattern("cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""),
+            TokenPattern(
+                "cuda", r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)""", one_line=True
+            ),
             # `Library.impl(name, fn, "CUDA")`: reported, never rewritten.
-            TokenPattern("CUDA", r"""["']CUDA["']"""),
+            TokenPattern("CUDA", r"""["']CUDA["']""", one_line=True),
         ),
         statement_gate=_has_source_literal,
         facts=literal_only_names,

@@ -24,6 +24,7 @@ from migrator.analysis.ast_lines import (
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import Finder, any_between
 from migrator.contract.rule import PythonRule
+from migrator.contract.trigger import LineSearch
 from migrator.engine import registry
 from migrator.engine.python import (
     RulePattern,
@@ -31,6 +32,7 @@ from migrator.engine.python import (
     _may_occur,
     alias_tokens,
     compile_parts,
+    line_literals,
     literals_of,
     rule_pattern,
     without_strings,
@@ -145,7 +147,8 @@ def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
         parts = rule_pattern(rule, bindings)
         every += parts
         pattern = compile_parts(parts)
-        starts = _literal_starts(parts, found)
+        held = {p.regex: p.literal for p in rule.trigger.patterns}
+        starts = _literal_starts(parts, found, held)
         for first, last in spans:
             body = "".join(lines[first - 1 : last])
             if pattern.search(body):
@@ -153,6 +156,10 @@ def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
                 # A region where the rule's search matches is never skipped.
                 assert _may_occur(starts, (offsets[first - 1], offsets[last])), (rule.code, first)
     assert hot_lines_of(text, lines, every, found) == hot_lines_of(text, lines, every)
+    one_line = {regex: literal for rule in RULES for regex, literal in line_literals(rule).items()}
+    assert one_line, "a rule declares a one-line pattern"
+    # One-line patterns tried on the lines of their literal find the lines a search finds.
+    assert hot_lines_of(text, lines, every, found, one_line) == hot_lines_of(text, lines, every)
     # Every file holds some rule's token; all but LibCST's some region a rule searches.
     assert matched
     assert searched or name == "expression.py"
@@ -192,6 +199,38 @@ def test_whole_word_parts_read_from_the_scan_match_the_regex() -> None:
     assert hot_lines_of(text, lines, ["\\bcuda\\b"], found) == [1, 3, 5, 8]
     # A name the finder does not hold is found in the text.
     assert hot_lines_of(text, lines, ["\\bw\\b"], found) == [7]
+
+
+# NPU010's pattern: a quoted "cuda" on a line that is not a doctest line.
+_QUOTED = r"""(?m:^(?![ \t]*(?:>>>|\.\.\.))[^\n]*["']cuda)"""
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_one_line_patterns_are_found_on_the_lines_of_their_literal(ending: str) -> None:
+    text = ending.join(
+        [
+            'x = "cuda"',
+            "    >>> pipe.to('cuda')",
+            "y = cuda + 'cpu'  # 'cuda' in a comment",
+            "# 'cuda' on a comment line",
+            "z = f(\"a\", 'cuda:0') + g('cuda')",
+            "cuda cuda cuda",
+            "w = ['cpu', \"cuda\"]",
+        ]
+    )
+    lines = split_lines(text)
+    found = Finder(["cuda"]).scan(text)
+    expected = _lines_by_regex(text, lines, _QUOTED)
+    one_line = {_QUOTED: "cuda"}
+    assert hot_lines_of(text, lines, [_QUOTED], found, one_line) == expected
+    assert hot_lines_of(text, lines, [_QUOTED], None, one_line) == expected
+    if ending != "\r":
+        assert expected == [1, 3, 5, 7]
+    search = LineSearch("cuda", _QUOTED)
+    regex = re.compile(_QUOTED)
+    assert [m.span() for m in search.finditer(text)] == [m.span() for m in regex.finditer(text)]
+    assert search.search(text).span() == regex.search(text).span()  # type: ignore[union-attr]
+    assert search.search("cuda = 1\n    >>> x.to('cuda')\n") is None
 
 
 def _lines_of(body: str, starts: list[int]) -> set[int]:

@@ -107,7 +107,11 @@ def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list
 
 
 def hot_lines_of(
-    text: str, lines: Sequence[str], parts: Iterable[str], found: Occurrences | None = None
+    text: str,
+    lines: Sequence[str],
+    parts: Iterable[str],
+    found: Occurrences | None = None,
+    one_line: Mapping[str, str] | None = None,
 ) -> list[int]:
     """`hot_lines` for the alternation of `parts` (regexes), found part by part.
 
@@ -120,7 +124,9 @@ def hot_lines_of(
     match that runs over several lines may add the lines it overlaps, never fewer).
     `found`: where the rules' literals occur in `text` (`Finder.scan`), which says
     without a search that a part's literal is absent, and where a whole-word part's name
-    occurs, so that such a part needs no search at all (`_word_lines`).
+    occurs, so that such a part needs no search at all (`_word_lines`). `one_line`: the
+    parts whose every match lies on one line that holds a literal (`TokenPattern.one_line`),
+    each with that literal: such a part is tried only on those lines.
     """
     scanned = found if found is not None and found.text is text else None
     has = scanned.has if scanned is not None else text.__contains__
@@ -132,6 +138,12 @@ def hot_lines_of(
     many = scanned is None and sum(1 for part in unique if whole_word(part)) >= _MANY_WORDS
     words: set[str] | None = None
     for part in unique:
+        # A lone "\r" ends a line of `lines` inside one of `re`'s: such text is searched whole.
+        if one_line and part in one_line and _LONE_CR.search(text) is None:
+            held = one_line[part]
+            occurs = scanned.starts(held) if scanned is not None else _occurrences(text, held)
+            _one_line(text, lines, starts, occurs, re.compile(part), hot)
+            continue
         literal, regex, boundary = _searcher(part)
         if literal and not has(literal):
             continue
@@ -164,6 +176,42 @@ def hot_lines_of(
             following = starts[number] if number < len(starts) else len(text)
             position = max(match.end(), following, start + 1)
     return sorted(hot)
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _occurrences(text: str, literal: str) -> list[int]:
+    found, at = [], text.find(literal)
+    while at != -1:
+        found.append(at)
+        at = text.find(literal, at + 1)
+    return found
+
+
+def _one_line(
+    text: str,
+    lines: Sequence[str],
+    starts: Sequence[int],
+    occurs: Sequence[int],
+    regex: re.Pattern[str],
+    hot: set[int],
+) -> None:
+    """Add to `hot` the lines the search for a one-line `regex` finds, where every match
+    lies within the line ("\\n" to "\\n", as `re` reads lines) of an occurrence of its
+    literal at `occurs` (sorted starts): the regex is tried on each such line once."""
+    index = 0
+    while index < len(occurs):
+        at = occurs[index]
+        begin = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        found = regex.search(text, begin, end)
+        if found is not None:
+            number = bisect.bisect_right(starts, found.start())
+            if not lines[number - 1].lstrip().startswith("#"):
+                hot.add(number)
+        index = bisect.bisect_left(occurs, end, index + 1)
 
 
 def _literal_lines(

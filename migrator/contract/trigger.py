@@ -54,7 +54,7 @@ import enum
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -78,11 +78,48 @@ class Unit(enum.Enum):
 @dataclass(frozen=True)
 class TokenPattern:
     """A regex for a construct a plain token cannot pin down (`.cpu()\n.numpy()`), with a
-    literal it cannot match without: the literal is checked first with `in`, which is far
-    cheaper than searching a whole file with a regex."""
+    literal every match holds: the literal is checked first with `in`, which is far
+    cheaper than searching a whole file with a regex. `one_line`: every match lies
+    within one line (the one its literal is on) and needs nothing of the lines around it,
+    so the regex is tried only on the lines that hold the literal (`LineSearch`): a
+    pattern `re` cannot search by a literal head (`(?m:^...)`, a character class first)
+    is otherwise tried at every position of the file."""
 
     literal: str
     regex: str
+    one_line: bool = False
+
+
+class LineSearch:
+    """`re.Pattern.search` and `finditer` for a `one_line` pattern: the regex is tried on
+    each line that holds its literal (found with `str.find`), which gives the matches a
+    search of the whole text gives."""
+
+    def __init__(self, literal: str, regex: str) -> None:
+        self.literal = literal
+        self.regex = re.compile(regex)
+
+    def _lines(self, text: str) -> Iterator[tuple[int, int]]:
+        find, literal = text.find, self.literal
+        at = find(literal)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = find("\n", at)
+            if end == -1:
+                end = len(text)
+            yield start, end
+            at = find(literal, end)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for start, end in self._lines(text):
+            found = self.regex.search(text, start, end)
+            if found is not None:
+                return found
+        return None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for start, end in self._lines(text):
+            yield from self.regex.finditer(text, start, end)
 
 
 @dataclass(frozen=True)
@@ -262,8 +299,18 @@ def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
 
 
 @functools.cache
-def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((pattern.literal, re.compile(pattern.regex)) for pattern in patterns)
+def _compiled(
+    patterns: tuple[TokenPattern, ...],
+) -> tuple[tuple[str, re.Pattern[str] | LineSearch], ...]:
+    return tuple(
+        (
+            pattern.literal,
+            LineSearch(pattern.literal, pattern.regex)
+            if pattern.one_line
+            else re.compile(pattern.regex),
+        )
+        for pattern in patterns
+    )
 
 
 @functools.cache

@@ -137,7 +137,9 @@ def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
         "priority": rule.priority,
         "text": issubclass(rule, TextRule),
         "tokens": list(trigger.tokens),
-        "patterns": [[pattern.literal, pattern.regex] for pattern in trigger.patterns],
+        "patterns": [
+            [pattern.literal, pattern.regex, pattern.one_line] for pattern in trigger.patterns
+        ],
         "words": trigger.words,
         "unit": trigger.unit.value,
         "paths": list(trigger.paths),
@@ -152,7 +154,7 @@ def _entry(data: dict[str, Any]) -> RuleEntry:
     always = data["always"]
     trigger = Trigger(
         tokens=tuple(data["tokens"]),
-        patterns=tuple(TokenPattern(literal, regex) for literal, regex in data["patterns"]),
+        patterns=tuple(TokenPattern(*pattern) for pattern in data["patterns"]),
         words=bool(data["words"]),
         unit=Unit(data["unit"]),
         paths=tuple(data["paths"]),

@@ -75,7 +75,7 @@ from migrator.contract.rule import (
     RuleOptions,
     WouldEdit,
 )
-from migrator.contract.trigger import FileView, RegionView
+from migrator.contract.trigger import FileView, LineSearch, RegionView
 from migrator.core.model import Finding, FixAvailability, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
@@ -338,6 +338,11 @@ def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     return (*_own_parts(rule), *alias_tokens(rule, bindings))
 
 
+def line_literals(rule: type[PythonRule]) -> dict[str, str]:
+    """The regexes of a rule's `one_line` patterns, each with its literal."""
+    return {p.regex: p.literal for p in rule.trigger.patterns if p.one_line}
+
+
 def _own_parts(rule: type[PythonRule]) -> tuple[str, ...]:
     """The regexes a rule's trigger spells itself: its tokens and declared patterns."""
     return (
@@ -367,7 +372,15 @@ class RulePattern:
       anew per file: a rule with 140 tokens cost 6 ms a compile."""
 
     def __init__(self, rule: type[PythonRule], aliases: Sequence[str], found: Occurrences) -> None:
-        own = [alternative for part in _own_parts(rule) for alternative in alternatives(part)]
+        lined = line_literals(rule)
+        # A `one_line` pattern is tried on the lines that hold its literal (`LineSearch`).
+        self.lines = tuple(LineSearch(literal, regex) for regex, literal in lined.items())
+        own = [
+            alternative
+            for part in _own_parts(rule)
+            if part not in lined
+            for alternative in alternatives(part)
+        ]
         self.words = tuple(dict.fromkeys(name for name in map(whole_word, own) if name))
         rest = [part for part in own if not whole_word(part)]
         # A part whose every match begins with a literal is tried where the literal is.
@@ -431,6 +444,7 @@ class RulePattern:
         that starts a line and ends one), or that text with its strings blanked."""
         return (
             (self.rest is not None and self.rest.search(text) is not None)
+            or any(lines.search(text) is not None for lines in self.lines)
             or (self.aliases is not None and self.aliases.search(text) is not None)
             or next(self._literal_starts(text, offset), None) is not None
             or next(self._word_starts(text, offset), None) is not None
@@ -442,6 +456,8 @@ class RulePattern:
         found += self._literal_starts(text, offset)
         if self.rest is not None:
             found += [match.start() for match in self.rest.finditer(text)]
+        for lines in self.lines:
+            found += [match.start() for match in lines.finditer(text)]
         if self.aliases is not None:
             found += [match.start() for match in self.aliases.finditer(text)]
         return found
@@ -965,14 +981,16 @@ def _is_import_line(members: Sequence[ast.stmt]) -> bool:
     return len(members) == 1 and isinstance(members[0], (ast.Import, ast.ImportFrom))
 
 
-def _literal_starts(parts: Sequence[str], found: Occurrences) -> list[int] | None:
+def _literal_starts(
+    parts: Sequence[str], found: Occurrences, held: Mapping[str, str]
+) -> list[int] | None:
     """Where in the text a match of one of a rule's `parts` (regexes) may be: the starts of
-    the literal each part's matches hold (`part_literal`), in order; None where a part
-    has no such literal (a match could be anywhere). A region none of these starts lies
-    in holds no match."""
+    the literal each part's matches hold (`part_literal`, or for a declared pattern its
+    literal, `held`), in order; None where a part has no such literal (a match could be
+    anywhere). A region none of these starts lies in holds no match."""
     starts: list[int] = []
     for part in parts:
-        literal = part_literal(part)
+        literal = part_literal(part) or held.get(part, "")
         if not literal:
             return None
         starts.extend(found.starts(literal))
@@ -1127,8 +1145,13 @@ def _by_region(
     # Where each line starts in the text, and where each rule's literals occur.
     offsets = [0, *itertools.accumulate(map(len, lines))]
     named_only = functools.partial(_named_only, lines, offsets, list(patterns.values()))
-    regions = find_regions(tree, hot_lines_of(text, lines, every, found), lines, named_only)
-    candidates = {rule: _literal_starts(held, found) for rule, held in parts.items()}
+    lined = {regex: literal for rule in rules for regex, literal in line_literals(rule).items()}
+    hot = hot_lines_of(text, lines, every, found, lined)
+    regions = find_regions(tree, hot, lines, named_only)
+    candidates = {
+        rule: _literal_starts(held, found, {p.regex: p.literal for p in rule.trigger.patterns})
+        for rule, held in parts.items()
+    }
     replaced: list[tuple[Region, list[str]]] = []
     for region in regions:
         body = "".join(lines[region.first - 1 : region.last])
