@@ -300,6 +300,7 @@ def _searcher(part: str) -> tuple[str, re.Pattern[str], bool]:
     return _literal_head(regex), re.compile(regex), boundary
 
 
+@functools.lru_cache(maxsize=4096)
 def part_literal(part: str) -> str:
     """A literal every match of the regex `part` holds: its literal head (`_literal_head`)
     after a leading `\\b`; "" where none is known."""

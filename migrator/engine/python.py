@@ -321,16 +321,29 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
         for value in values:
             if not value:
                 continue
-            if any(token in value for token in tokens):
+            whole, rests = _through(tokens, value)
+            if whole:
                 parts.add(rf"\b{re.escape(name)}\b")
-            for token in tokens:
-                head, dot, rest = token.partition(".")
-                while dot:
-                    if value == head:
-                        parts.add(rf"\b{re.escape(name)}\.{re.escape(rest)}")
-                    step, dot, rest = rest.partition(".")
-                    head = f"{head}.{step}"
+            for rest in rests:
+                parts.add(rf"\b{re.escape(name)}\.{re.escape(rest)}")
     return tuple(sorted(parts))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _through(tokens: tuple[str, ...], value: str) -> tuple[bool, tuple[str, ...]]:
+    """For a name an import binds to `value` (a dotted name): whether a token is part of
+    `value` (the name then stands for it), and the rest of each dotted token whose head is
+    `value` ("cuda.amp" of "torch.cuda.amp" for `torch`). The same few imports recur in
+    every file of a project; a words rule has hundreds of tokens."""
+    rests: list[str] = []
+    for token in tokens:
+        head, dot, rest = token.partition(".")
+        while dot:
+            if value == head:
+                rests.append(rest)
+            step, dot, rest = rest.partition(".")
+            head = f"{head}.{step}"
+    return any(token in value for token in tokens), tuple(rests)
 
 
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
