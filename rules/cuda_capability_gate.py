@@ -190,15 +190,7 @@ class CudaCapabilityGate(PythonRule):
         return f"torch.{self.target.source_device_type}"
 
     def _capability_calls(self, node: cst.CSTNode) -> list[cst.Call]:
-        found: list[cst.Call] = []
-
-        class _Calls(cst.CSTVisitor):
-            def visit_Call(inner, call: cst.Call) -> None:
-                if self.qualname(call.func) in (_CAPABILITY, _PROPERTIES):
-                    found.append(call)
-
-        cst_walk.visit(node, _Calls())
-        return found
+        return cst_walk.find_calls(node, self.qualname, (_CAPABILITY, _PROPERTIES))
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         found = answer(node, self.qualname, self._source())

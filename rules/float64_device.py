@@ -87,14 +87,19 @@ _Known = tuple[_Value, "_Site | None"]
 
 
 def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
-    found: list[cst.SimpleString] = []
+    finder = _FindStrings()
+    cst_walk.visit(node, finder)
+    return finder.found
 
-    class _Find(cst.CSTVisitor):
-        def visit_SimpleString(self, string: cst.SimpleString) -> None:
-            found.append(string)
 
-    cst_walk.visit(node, _Find())
-    return found
+class _FindStrings(cst.CSTVisitor):
+    # A class of the module, not of each call: `cst_walk.visit` learns once per class
+    # which subtrees it may skip.
+    def __init__(self) -> None:
+        self.found: list[cst.SimpleString] = []
+
+    def visit_SimpleString(self, string: cst.SimpleString) -> None:
+        self.found.append(string)
 
 
 def _method(call: cst.Call) -> str | None:

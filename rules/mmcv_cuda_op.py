@@ -185,16 +185,7 @@ class MmcvCudaOp(UnsupportedConstruct):
         self._ops: list[str] = []
 
     def _fallback_calls(self, node: cst.CSTNode) -> list[cst.Call]:
-        found: list[cst.Call] = []
-        rule = self
-
-        class _Find(cst.CSTVisitor):
-            def visit_Call(self, call: cst.Call) -> None:
-                if rule.qualname(call.func) in _FALLBACKS:
-                    found.append(call)
-
-        cst_walk.visit(node, _Find())
-        return found
+        return cst_walk.find_calls(node, self.qualname, _FALLBACKS)
 
     def visit_If(self, node: cst.If) -> None:
         if node.orelse is None or any(id(c) in self._in_branch for c in self._fallback_calls(node)):

@@ -215,29 +215,33 @@ def _has_slice(node: cst.Subscript) -> bool:
 
 def is_sliced(node: cst.CSTNode, name: str) -> bool:
     """Whether `node` slices `name`: `name[:, -n:]` anywhere, or `name = <expr>[:, -n:]`."""
-    found = False
+    finder = _Sliced(name)
+    cst_walk.visit(node, finder)
+    return finder.found
 
-    class _Finder(cst.CSTVisitor):
-        def visit_Subscript(self, sub: cst.Subscript) -> None:
-            nonlocal found
-            if isinstance(sub.value, cst.Name) and sub.value.value == name and _has_slice(sub):
-                found = True
 
-        def visit_Assign(self, assign: cst.Assign) -> None:
-            nonlocal found
-            value = assign.value
-            if (
-                isinstance(value, cst.Subscript)
-                and _has_slice(value)
-                and any(
-                    isinstance(t.target, cst.Name) and t.target.value == name
-                    for t in assign.targets
-                )
-            ):
-                found = True
+class _Sliced(cst.CSTVisitor):
+    # A class of the module, not of each call: `cst_walk.visit` learns once per class
+    # which subtrees it may skip.
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
 
-    cst_walk.visit(node, _Finder())
-    return found
+    def visit_Subscript(self, sub: cst.Subscript) -> None:
+        if isinstance(sub.value, cst.Name) and sub.value.value == self.name and _has_slice(sub):
+            self.found = True
+
+    def visit_Assign(self, assign: cst.Assign) -> None:
+        value = assign.value
+        if (
+            isinstance(value, cst.Subscript)
+            and _has_slice(value)
+            and any(
+                isinstance(t.target, cst.Name) and t.target.value == self.name
+                for t in assign.targets
+            )
+        ):
+            self.found = True
 
 
 def code_of(node: cst.CSTNode) -> str:

@@ -329,7 +329,7 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     return tuple(sorted(parts))
 
 
-@functools.lru_cache(maxsize=65_536)
+@functools.lru_cache(maxsize=8192)
 def _through(tokens: tuple[str, ...], value: str) -> tuple[bool, tuple[str, ...]]:
     """For a name an import binds to `value` (a dotted name): whether a token is part of
     `value` (the name then stands for it), and the rest of each dotted token whose head is
