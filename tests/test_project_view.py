@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from migrator.core.project import DeviceSetting, Entry, Import, Pin, ProjectView
+from migrator.engine import project
 from migrator.engine.project import build
 from migrator.engine.walk import walk
 from tests.helpers import invoke
@@ -416,3 +417,20 @@ def test_npu_grad_scalers_are_found(tmp_path: Path) -> None:
     )
     # c.py: a GradScaler imported by name from torch.cuda.amp becomes torch's own (NPU012).
     assert [(s.path, s.line) for s in view.npu_grad_scalers] == [("a.py", 3)]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"_base_ = ['../a.py']\n",
+        b"x = 1; fp16 = dict(loss_scale=512.)\r\n",
+        b"  (optim_wrapper) = dict(type='AmpOptimWrapper')\n",
+        b"if fp16 == 1:\n    pass\n",
+        b"print('fp16 = on')\nfp16\n= 2\n",
+        b"optimizer_config=dict()",
+        b"y = fp16_enabled\n",
+        b"",
+    ],
+)
+def test_config_names_are_searched_on_their_lines_as_the_regex_searches(data: bytes) -> None:
+    assert project._assigns_config_name(data) is (project._CONFIG_NAME.search(data) is not None)

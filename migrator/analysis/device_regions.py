@@ -412,6 +412,10 @@ def _ast_chain(node: ast.If) -> Iterator[ast.If]:
         current = current.orelse[0] if len(current.orelse) == 1 else None
 
 
+# The statements whose test `may_leave_alone` reads.
+_TESTING = frozenset({ast.If, ast.Assert})
+
+
 def may_leave_alone(
     statements: Sequence[ast.stmt], names: Mapping[str, Sequence[str | None]], target: Target
 ) -> bool:
@@ -423,6 +427,8 @@ def may_leave_alone(
     tested = frozenset({target.device_type, target.dist_backend, target.source_device_type})
     source = (target.source_device_type, target.source_dist_backend)
     for statement in statements:
+        if _TESTING.isdisjoint(summary(statement).kinds):
+            continue
         # A function's own imports count too (`import torch.cuda as tc` inside it).
         scope: Mapping[str, Sequence[str | None]] = names
         if summary(statement).imports:

@@ -195,10 +195,10 @@ class Trigger:
     def handles(self, path: str) -> bool:
         """For a text rule: whether `files` name this file and `paths` admit it."""
         name = path.rsplit("/", 1)[-1]
-        return any(
-            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(path, pattern)
-            for pattern in self.files
-        ) and self.admits(path)
+        named = _globs(self.files)
+        return (named.match(name) is not None or named.match(path) is not None) and self.admits(
+            path
+        )
 
     def matches(self, text: str, found: Occurrences | None = None) -> bool:
         """Whether a token, a pattern or a token's from-import alias occurs in `text`
@@ -296,6 +296,13 @@ def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
         end = r"\b" if token[-1:].isalnum() or token[-1:] == "_" else ""
         found.append(f"{start}{re.escape(token)}{end}")
     return tuple(found)
+
+
+@functools.cache
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for `fnmatch.fnmatchcase` with any of `patterns` (a text rule's `files`):
+    every file of a run is asked about each text rule."""
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns) or "(?!)")
 
 
 @functools.cache

@@ -803,16 +803,33 @@ class _Config:
 
 # A statement that may assign one of the names `_mm_config` reads (at the start of a line,
 # or after a `;`, parentheses allowed: `(fp16) = ...` binds the name too).
+_CONFIG_NAMES = (b"_base_", b"fp16", b"optimizer_config", b"optim_wrapper")
 _CONFIG_NAME = re.compile(
     rb"(?m)(?:^|;)[ \t(]*(?:_base_|fp16|optimizer_config|optim_wrapper)[ \t)]*=(?!=)"
 )
+
+
+def _assigns_config_name(data: bytes) -> bool:
+    """Whether `_CONFIG_NAME` matches in `data`, tried only on the lines that hold one of
+    the names (every match lies within one line): `re` tries a pattern led by `^` or `;`
+    at every position, and most files that say "fp16" are not configs."""
+    for name in _CONFIG_NAMES:
+        at = data.find(name)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end
+            if _CONFIG_NAME.search(data, start, end) is not None:
+                return True
+            at = data.find(name, end)
+    return False
 
 
 def _mm_config(rel: str, data: bytes) -> _Config | None:
     """The fp16 setting and `_base_` files of a Python file that may be an mmcv config."""
     if b"_base_" not in data and b"fp16" not in data.lower() and b"Amp" not in data:
         return None
-    if _CONFIG_NAME.search(data) is None:
+    if not _assigns_config_name(data):
         # None of the module-level names read below is assigned on any line.
         return None
     try:
