@@ -6,7 +6,7 @@ import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 
 # torch's `fp32_precision` settings (torch >= 2.9) -> the NPU's HF32 switch.
 _SETTINGS = {
@@ -16,6 +16,17 @@ _SETTINGS = {
 # Settings with no NPU switch of their own: reported.
 _UNMATCHED = frozenset({"torch.backends", "torch.backends.cudnn", "torch.backends.cudnn.rnn"})
 _VALUES = {"tf32": "True", "ieee": "False"}
+# The names it acts on: a setting it moves or reports, and the call it reports.
+_ACTS_ON = frozenset(
+    {f"{owner}.fp32_precision" for owner in (*_SETTINGS, *_UNMATCHED)}
+    | {"torch.set_float32_matmul_precision"}
+)
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """Every edit and report is at one of these names (mkldnn's `fp32_precision`, a
+    table of torch function names, are not)."""
+    return not _ACTS_ON.isdisjoint(names)
 
 
 class Tf32PrecisionSetting(PythonRule):
@@ -53,7 +64,9 @@ class Tf32PrecisionSetting(PythonRule):
         "fp32_precision='tf32' settings to HF32 switches; set_float32_matmul_precision('high') "
         "reported."
     )
-    trigger = Trigger(tokens=("fp32_precision", "set_float32_matmul_precision"), local=True)
+    trigger = Trigger(
+        tokens=("fp32_precision", "set_float32_matmul_precision"), names=_names_gate, local=True
+    )
     examples = (
         Example(
             'import torch\ntorch.backends.cuda.matmul.fp32_precision = "tf32"\n',

@@ -251,3 +251,24 @@ def test_the_token_search_finds_what_looking_for_each_token_finds() -> None:
         search = _any_token(tokens)
         for text in texts:
             assert search(text) is any(token in text for token in tokens), (rule.code, text)
+
+
+TF32_SETTINGS = """\
+import torch as th
+from torch.backends.cuda import matmul as mm
+from torch import set_float32_matmul_precision as precision
+
+mm.fp32_precision = "tf32"
+th.backends.cudnn.conv.fp32_precision = "ieee"
+th.backends.mkldnn.matmul.fp32_precision = "tf32"
+precision("high")
+NAMES = ["torch.set_float32_matmul_precision", "fp32_precision"]
+"""
+
+
+def test_tf32_settings_through_aliases_pass_the_names_gate() -> None:
+    # NPU020 acts only at the names its gate lists, spelt here through three aliases; the
+    # mkldnn setting and the table of names hold its tokens and nothing it acts on.
+    _fast_changes_as_full(TF32_SETTINGS, "tf32.py")
+    fast = migrate_python(TF32_SETTINGS, "tf32.py", RULES, NPU, RuleOptions())
+    assert [f.code for f in (*fast.changes, *fast.warnings)].count("NPU020") == 3
