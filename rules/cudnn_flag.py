@@ -5,10 +5,16 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import FixAvailability
 
 _CUDNN = "torch.backends.cudnn"
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """Every report is at a member of torch.backends.cudnn (a test table's `"cudnn"`
+    keys and strings are not)."""
+    return any(name.startswith(_CUDNN + ".") for name in names)
 
 
 class CudnnFlag(PythonRule):
@@ -38,7 +44,7 @@ class CudnnFlag(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "cudnn-flag"
     summary = "cuDNN switches (benchmark, deterministic, enabled): no NPU equivalent, reported."
-    trigger = Trigger(tokens=("cudnn",), words=True, local=True)
+    trigger = Trigger(tokens=("cudnn",), words=True, names=_names_gate, local=True)
     examples = (
         Example(
             "import torch\ntorch.backends.cudnn.benchmark = True\n",

@@ -272,3 +272,23 @@ def test_tf32_settings_through_aliases_pass_the_names_gate() -> None:
     _fast_changes_as_full(TF32_SETTINGS, "tf32.py")
     fast = migrate_python(TF32_SETTINGS, "tf32.py", RULES, NPU, RuleOptions())
     assert [f.code for f in (*fast.changes, *fast.warnings)].count("NPU020") == 3
+
+
+CUDNN_SWITCHES = """\
+import torch.backends.cudnn
+from torch.backends import cudnn as cd
+
+cd.benchmark = True
+if torch.backends.cudnn.is_available():
+    pass
+PARAMS = [dict(module_name="Conv2d", cudnn=True), {"cudnn": False}]
+"""
+
+
+def test_cudnn_switches_through_aliases_pass_the_names_gate() -> None:
+    # NPU015 reports members of torch.backends.cudnn only; the test table's keys and
+    # keywords hold its token and nothing it reports.
+    full = migrate_python(CUDNN_SWITCHES, "c.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(CUDNN_SWITCHES, "c.py", RULES, NPU, RuleOptions())
+    assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
+    assert [f.line for f in fast.warnings if f.code == "NPU015"] == [4, 5]
