@@ -130,3 +130,48 @@ def test_files_are_migrated_with_fewer_collections_and_the_thresholds_come_back(
     assert gc.get_threshold() == before
     assert [result.path for result in (first, *rest)] == ["m00.py", "m01.py"]
     assert all(result.status is Status.CHANGED for result in (first, *rest))
+
+
+def test_a_watch_from_the_planning_is_read_without_waiting_and_less_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two cores busy all 0.2 s since the watch; this process used 0.2 CPU s of it (one
+    # core): one core's worth is someone else's. No sleep: the window has passed.
+    watch = files.CoreWatch(None, {0: (1000, 400), 1: (1000, 900)}, wall=10.0, cpu=5.0)
+    monkeypatch.setattr(files, "_usable_cpus", lambda: None)
+    monkeypatch.setattr(files, "_cpu_ticks", lambda cpus: {0: (1020, 400), 1: (1020, 900)})
+    monkeypatch.setattr(files.time, "monotonic", lambda: 10.2)
+    monkeypatch.setattr(files.time, "process_time", lambda: 5.2)
+    slept: list[float] = []
+    monkeypatch.setattr(files.time, "sleep", slept.append)
+    assert busy_cores(since=watch) == pytest.approx(1.0)
+    assert slept == []
+
+
+def test_a_watch_taken_just_before_waits_out_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    watch = files.CoreWatch(None, {0: (1000, 400)}, wall=10.0, cpu=5.0)
+    monkeypatch.setattr(files, "_usable_cpus", lambda: None)
+    monkeypatch.setattr(files, "_cpu_ticks", lambda cpus: {0: (1005, 405)})
+    monkeypatch.setattr(files.time, "monotonic", lambda: 10.01)
+    monkeypatch.setattr(files.time, "process_time", lambda: 5.0)
+    slept: list[float] = []
+    monkeypatch.setattr(files.time, "sleep", slept.append)
+    assert busy_cores(0.05, since=watch) == pytest.approx(0.0)
+    assert slept == [pytest.approx(0.04)]
+
+
+def test_a_planned_run_watches_the_cores_from_the_planning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[object] = []
+
+    def watched(window: float = 0.0, since: object = None) -> float:
+        seen.append(since)
+        return 0.0
+
+    monkeypatch.setattr(files, "busy_cores", watched)
+    monkeypatch.setattr(files, "BYTES_PER_WORKER", 1)
+    monkeypatch.setattr(files, "usable_cores", lambda: 2)
+    root = _tree(tmp_path / "planned", 3)
+    invoke(str(root), "--dry-run", "--no-cache")
+    assert len(seen) == 1 and isinstance(seen[0], files.CoreWatch)

@@ -13,7 +13,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -396,22 +396,46 @@ def usable_cores() -> int:
 BUSY_WINDOW_S = 0.05
 
 
-def busy_cores(window: float = BUSY_WINDOW_S) -> float:
+@dataclass(frozen=True)
+class CoreWatch:
+    """A first look at the cores (`/proc/stat`), taken when a run starts planning, so
+    that `busy_cores` can read how busy they were over the planning (walking the tree,
+    reading the project) instead of sleeping for its window: with this process's own
+    CPU time then, which it subtracts."""
+
+    cpus: frozenset[int] | None
+    ticks: dict[int, tuple[int, int]] | None
+    wall: float
+    cpu: float
+
+    @staticmethod
+    def start() -> CoreWatch:
+        cpus = _usable_cpus()
+        return CoreWatch(cpus, _cpu_ticks(cpus), time.monotonic(), time.process_time())
+
+
+def busy_cores(window: float = BUSY_WINDOW_S, since: CoreWatch | None = None) -> float:
     """How many of this process's cores other work keeps busy now.
 
-    On Linux: the share of `window` seconds each usable core spent not idle
-    (`/proc/stat`), summed; this process sleeps meanwhile. The 1-minute load average
-    (the fallback elsewhere) lags: it still counts a job that ended seconds ago, such as
-    the previous run of this tool, and takes a minute to see one that just started.
+    On Linux: the share of the time since `since` (a look taken earlier in this run) each
+    usable core spent not idle (`/proc/stat`), summed, less this process's own share;
+    with no earlier look, or one less than `window` seconds ago, it sleeps the rest of
+    the window. The 1-minute load average (the fallback elsewhere) lags: it still counts
+    a job that ended seconds ago, such as the previous run of this tool, and takes a
+    minute to see one that just started.
     """
     cpus = _usable_cpus()
-    first = _cpu_ticks(cpus)
+    if since is not None and (since.cpus != cpus or since.ticks is None):
+        since = None
+    first = since.ticks if since is not None else _cpu_ticks(cpus)
     if first is None:
         try:
             return os.getloadavg()[0]
         except (AttributeError, OSError):
             return 0.0
-    time.sleep(window)
+    elapsed = time.monotonic() - since.wall if since is not None else 0.0
+    if elapsed < window:
+        time.sleep(window - elapsed)
     second = _cpu_ticks(cpus)
     if second is None:
         return 0.0
@@ -421,7 +445,11 @@ def busy_cores(window: float = BUSY_WINDOW_S) -> float:
         if before is None or total <= before[0]:
             continue
         busy += 1.0 - (idle - before[1]) / (total - before[0])
-    return busy
+    if since is None:
+        # This process slept through the window.
+        return busy
+    own = (time.process_time() - since.cpu) / max(time.monotonic() - since.wall, window)
+    return max(busy - own, 0.0)
 
 
 def _usable_cpus() -> frozenset[int] | None:
@@ -480,17 +508,19 @@ def migrate_files(
     settings: Settings,
     jobs: int | None,
     cache: CacheRef | None = None,
+    watch: CoreWatch | None = None,
 ) -> Iterator[FileResult]:
     """Results in the order of `files`, streamed as they complete.
 
     `jobs` None lets the work decide (`auto_jobs`: the candidate files' size, the usable
-    cores and how busy they are); a number forces that many worker processes.
+    cores and how busy they are, since `watch` where the run took one); a number forces
+    that many worker processes.
     """
     if jobs is None:
         work, cores = _work_bytes(root, files), usable_cores()
-        # How busy the cores are is read (for BUSY_WINDOW_S) only where it matters.
+        # How busy the cores are is read only where it matters.
         wanted = auto_jobs(work, cores, 0.0)
-        jobs = auto_jobs(work, cores, busy_cores()) if wanted > 1 else 1
+        jobs = auto_jobs(work, cores, busy_cores(since=watch)) if wanted > 1 else 1
     if jobs <= 1 or len(files) < 2:
         prepared = _Prepared(settings, cache)
         with fewer_collections():

@@ -13,7 +13,7 @@ from migrator.core.model import FileResult, RunSummary, Status
 from migrator.core.options import RuleOptions
 from migrator.engine import registry
 from migrator.engine.cache import CacheRef, store
-from migrator.engine.files import candidates, migrate_files
+from migrator.engine.files import CoreWatch, candidates, migrate_files
 from migrator.engine.project import build as build_project
 from migrator.engine.project import choose_release
 from migrator.engine.settings import Settings
@@ -50,6 +50,9 @@ class Plan:
     profile: Profile
     jobs: int | None
     cache: CacheRef | None = None
+    # The cores as the planning found them (`jobs` None): how busy they are is then read
+    # over the planning, with no wait of its own.
+    watch: CoreWatch | None = None
 
     @property
     def options(self) -> RuleOptions:
@@ -69,6 +72,7 @@ def plan(
     exclude_base: str = "",
     cache: CacheRef | None = None,
 ) -> Plan:
+    watch = CoreWatch.start() if jobs is None else None
     tree = walk(path, exclude, exclude_base)
     # Facts about the whole project, once, before the per-file passes: they travel to the
     # workers (and into the cache's run key) inside the settings.
@@ -80,7 +84,7 @@ def plan(
         migrates_device_settings=CONFIG_DEVICE_RULE in settings.rule_codes,
     )
     settings = replace(settings, project=view)
-    return Plan(tree.root, tree, settings, profile, jobs, cache)
+    return Plan(tree.root, tree, settings, profile, jobs, cache, watch)
 
 
 class StepCrash(Exception):
@@ -96,7 +100,7 @@ def migrate(plan: Plan) -> Iterator[FileResult]:
     """
     files = candidates(plan.settings, plan.tree.files)
     results: list[FileResult] = []
-    for result in migrate_files(plan.root, files, plan.settings, plan.jobs, plan.cache):
+    for result in migrate_files(plan.root, files, plan.settings, plan.jobs, plan.cache, plan.watch):
         results.append(replace(result, old_data=None, new_data=None))
         yield result
     if plan.cache is not None:
