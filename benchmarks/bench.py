@@ -286,8 +286,9 @@ def main(argv: list[str] | None = None) -> int:
                 _, _, peak, _ = time_migrate(part, 1, extra)
                 figures[f"peak_rss_mib_{int(fraction * 100)}pct_files"] = round(peak / 1024, 1)
     figures["timing"] = (
-        "best of runs; wall: perf_counter; cpu: user+system from getrusage (ast.parse: this "
-        "process, migrate: its child); ratios are to ast.parse of the same files, bytes read"
+        "best of runs; wall: perf_counter; cpu: ast.parse process_time in a fresh process "
+        "that holds only the files' bytes, migrate user+system of its child from getrusage; "
+        "ratios are to ast.parse of the same files, bytes read"
     )
     for key, value in figures.items():
         print(f"{key:28} {value}")
