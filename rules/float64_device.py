@@ -87,19 +87,7 @@ _Known = tuple[_Value, "_Site | None"]
 
 
 def _strings(node: cst.CSTNode) -> list[cst.SimpleString]:
-    finder = _FindStrings()
-    cst_walk.visit(node, finder)
-    return finder.found
-
-
-class _FindStrings(cst.CSTVisitor):
-    # A class of the module, not of each call: `cst_walk.visit` learns once per class
-    # which subtrees it may skip.
-    def __init__(self) -> None:
-        self.found: list[cst.SimpleString] = []
-
-    def visit_SimpleString(self, string: cst.SimpleString) -> None:
-        self.found.append(string)
+    return cst_walk.find_all(node, cst.SimpleString)
 
 
 def _method(call: cst.Call) -> str | None:

@@ -354,3 +354,28 @@ def test_a_walker_that_sees_every_node_skips_none() -> None:
     cst_walk.visit(module, ours)
     module.visit(libcsts)
     assert ours.seen == libcsts.seen
+
+
+def test_find_all_collects_as_libcst_s_visit_and_makes_one_class_a_type() -> None:
+    module = cst.parse_module("x = f(a.b, 'c')\nif y:\n    z = [a, 'd', f'e{a}']\n")
+
+    class Reference(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: list[cst.Name] = []
+            self.strings: list[cst.SimpleString] = []
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.names.append(node)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            self.strings.append(node)
+
+    reference = Reference()
+    module.visit(reference)
+    assert cst_walk.find_all(module, cst.Name) == reference.names
+    assert cst_walk.find_all(module, cst.SimpleString) == reference.strings
+    known = len(cst_walk._VISITOR_SKIPS)
+    for _ in range(3):
+        cst_walk.find_all(module, cst.Name)
+    # The class is made once, so `visit` learns its skips once.
+    assert len(cst_walk._VISITOR_SKIPS) == known

@@ -120,19 +120,7 @@ def _catches_import_error(node: cst.Try) -> bool:
 
 
 def _names(node: cst.CSTNode) -> list[cst.Name]:
-    finder = _FindNames()
-    cst_walk.visit(node, finder)
-    return finder.found
-
-
-class _FindNames(cst.CSTVisitor):
-    # A class of the module, not of each call: `cst_walk.visit` learns once per class
-    # which subtrees it may skip.
-    def __init__(self) -> None:
-        self.found: list[cst.Name] = []
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.append(name)
+    return cst_walk.find_all(node, cst.Name)
 
 
 class UnsupportedConstruct(PythonRule):
