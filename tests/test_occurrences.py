@@ -15,6 +15,7 @@ import libcst
 import pytest
 
 from migrator.analysis.ast_lines import (
+    LineSearch,
     alternatives,
     first_line,
     hot_lines_of,
@@ -24,7 +25,6 @@ from migrator.analysis.ast_lines import (
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import Finder, any_between
 from migrator.contract.rule import PythonRule
-from migrator.contract.trigger import LineSearch
 from migrator.engine import registry
 from migrator.engine.python import (
     RulePattern,

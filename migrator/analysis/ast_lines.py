@@ -95,17 +95,6 @@ def _line_starts(lines: Sequence[str]) -> list[int]:
     return starts
 
 
-def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
-    """Line numbers (sorted) whose text matches, leaving out full-line comments."""
-    starts = _line_starts(lines)
-    hot: set[int] = set()
-    for match in pattern.finditer(text):
-        number = bisect.bisect_right(starts, match.start())
-        if number not in hot and not lines[number - 1].lstrip().startswith("#"):
-            hot.add(number)
-    return sorted(hot)
-
-
 def hot_lines_of(
     text: str,
     lines: Sequence[str],
@@ -113,7 +102,8 @@ def hot_lines_of(
     found: Occurrences | None = None,
     one_line: Mapping[str, str] | None = None,
 ) -> list[int]:
-    """`hot_lines` for the alternation of `parts` (regexes), found part by part.
+    """Line numbers (sorted) where the alternation of `parts` (regexes) matches, leaving out
+    full-line comments, found part by part.
 
     Python's `re` tries every alternative at every position of an alternation, and a
     leading `\\b` also defeats its literal-prefix search, so one pattern of a few hundred
@@ -140,9 +130,9 @@ def hot_lines_of(
     for part in unique:
         # A lone "\r" ends a line of `lines` inside one of `re`'s: such text is searched whole.
         if one_line and part in one_line and _LONE_CR.search(text) is None:
-            held = one_line[part]
-            occurs = scanned.starts(held) if scanned is not None else _occurrences(text, held)
-            _one_line(text, lines, starts, occurs, re.compile(part), hot)
+            search = LineSearch(one_line[part], part)
+            occurs = scanned.starts(search.literal) if scanned is not None else None
+            _one_line(text, lines, starts, search, occurs, hot)
             continue
         literal, regex, boundary = _searcher(part)
         if literal and not has(literal):
@@ -181,37 +171,58 @@ def hot_lines_of(
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _occurrences(text: str, literal: str) -> list[int]:
-    found, at = [], text.find(literal)
-    while at != -1:
-        found.append(at)
-        at = text.find(literal, at + 1)
-    return found
+class LineSearch:
+    """`re.Pattern.search` and `finditer` for a one-line pattern (`TokenPattern.one_line`):
+    the regex is tried on each line ("\\n" to "\\n", as `re` reads lines) that holds its
+    literal, which gives the matches a search of the whole text gives."""
+
+    def __init__(self, literal: str, regex: str) -> None:
+        self.literal = literal
+        self.regex = re.compile(regex)
+
+    def segments(self, text: str, occurs: Sequence[int] | None = None) -> Iterator[tuple[int, int]]:
+        """(start, end) of each line of `text` that holds the literal, in order (`occurs`:
+        the literal's sorted starts, where the caller has them; else found here)."""
+        found = iter(occurs) if occurs is not None else None
+        at = text.find(self.literal) if found is None else next(found, -1)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            yield start, end
+            if found is None:
+                at = text.find(self.literal, end)
+            else:
+                at = next((later for later in found if later >= end), -1)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for start, end in self.segments(text):
+            match = self.regex.search(text, start, end)
+            if match is not None:
+                return match
+        return None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for start, end in self.segments(text):
+            yield from self.regex.finditer(text, start, end)
 
 
 def _one_line(
     text: str,
     lines: Sequence[str],
     starts: Sequence[int],
-    occurs: Sequence[int],
-    regex: re.Pattern[str],
+    search: LineSearch,
+    occurs: Sequence[int] | None,
     hot: set[int],
 ) -> None:
-    """Add to `hot` the lines the search for a one-line `regex` finds, where every match
-    lies within the line ("\\n" to "\\n", as `re` reads lines) of an occurrence of its
-    literal at `occurs` (sorted starts): the regex is tried on each such line once."""
-    index = 0
-    while index < len(occurs):
-        at = occurs[index]
-        begin = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        found = regex.search(text, begin, end)
+    """Add to `hot` the lines where a one-line pattern (`search`) matches, trying it once
+    on each line that holds its literal (`occurs`: the literal's sorted starts, if known)."""
+    for begin, end in search.segments(text, occurs):
+        found = search.regex.search(text, begin, end)
         if found is not None:
             number = bisect.bisect_right(starts, found.start())
             if not lines[number - 1].lstrip().startswith("#"):
                 hot.add(number)
-        index = bisect.bisect_left(occurs, end, index + 1)
 
 
 def _literal_lines(

@@ -54,7 +54,7 @@ import enum
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -64,6 +64,7 @@ from migrator.core.project import ProjectView
 from migrator.core.target import NPU, Target
 
 if TYPE_CHECKING:
+    from migrator.analysis.ast_lines import LineSearch
     from migrator.analysis.occurrences import Occurrences
 
 
@@ -88,38 +89,6 @@ class TokenPattern:
     literal: str
     regex: str
     one_line: bool = False
-
-
-class LineSearch:
-    """`re.Pattern.search` and `finditer` for a `one_line` pattern: the regex is tried on
-    each line that holds its literal (found with `str.find`), which gives the matches a
-    search of the whole text gives."""
-
-    def __init__(self, literal: str, regex: str) -> None:
-        self.literal = literal
-        self.regex = re.compile(regex)
-
-    def _lines(self, text: str) -> Iterator[tuple[int, int]]:
-        find, literal = text.find, self.literal
-        at = find(literal)
-        while at != -1:
-            start = text.rfind("\n", 0, at) + 1
-            end = find("\n", at)
-            if end == -1:
-                end = len(text)
-            yield start, end
-            at = find(literal, end)
-
-    def search(self, text: str) -> re.Match[str] | None:
-        for start, end in self._lines(text):
-            found = self.regex.search(text, start, end)
-            if found is not None:
-                return found
-        return None
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        for start, end in self._lines(text):
-            yield from self.regex.finditer(text, start, end)
 
 
 @dataclass(frozen=True)
@@ -309,6 +278,8 @@ def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
 def _compiled(
     patterns: tuple[TokenPattern, ...],
 ) -> tuple[tuple[str, re.Pattern[str] | LineSearch], ...]:
+    from migrator.analysis.ast_lines import LineSearch
+
     return tuple(
         (
             pattern.literal,

@@ -39,6 +39,7 @@ import libcst as cst
 
 from migrator.analysis import cst_walk
 from migrator.analysis.ast_lines import (
+    LineSearch,
     alternatives,
     first_line,
     hot_lines_of,
@@ -75,7 +76,7 @@ from migrator.contract.rule import (
     RuleOptions,
     WouldEdit,
 )
-from migrator.contract.trigger import FileView, LineSearch, RegionView
+from migrator.contract.trigger import FileView, RegionView
 from migrator.core.model import Finding, FixAvailability, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
