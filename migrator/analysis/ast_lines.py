@@ -95,6 +95,18 @@ def _line_starts(lines: Sequence[str]) -> list[int]:
     return starts
 
 
+def hot_lines(text: str, lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
+    """Line numbers (sorted) whose text matches, leaving out full-line comments: the plain
+    search that `hot_lines_of` answers as (its tests compare the two)."""
+    starts = _line_starts(lines)
+    hot: set[int] = set()
+    for match in pattern.finditer(text):
+        number = bisect.bisect_right(starts, match.start())
+        if number not in hot and not lines[number - 1].lstrip().startswith("#"):
+            hot.add(number)
+    return sorted(hot)
+
+
 def hot_lines_of(
     text: str,
     lines: Sequence[str],
@@ -102,8 +114,7 @@ def hot_lines_of(
     found: Occurrences | None = None,
     one_line: Mapping[str, str] | None = None,
 ) -> list[int]:
-    """Line numbers (sorted) where the alternation of `parts` (regexes) matches, leaving out
-    full-line comments, found part by part.
+    """`hot_lines` for the alternation of `parts` (regexes), found part by part.
 
     Python's `re` tries every alternative at every position of an alternation, and a
     leading `\\b` also defeats its literal-prefix search, so one pattern of a few hundred
