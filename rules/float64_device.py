@@ -141,9 +141,44 @@ class _Calls(cst.CSTVisitor):
 
 # Names and attributes `_is_f64` can take for float64 (an import's alias by what it binds).
 _F64_NAMES = frozenset({"float64", "double", "float_", "DoubleTensor"})
-# Attributes and keywords through which a unit reaches the device (`_places_on_device`,
-# and `torch.cuda.DoubleTensor`).
-_DEVICE_ATTRIBUTES = frozenset({"cuda", "npu", "to"}) | _COLLECTIVES
+
+
+def _moves(call: ast.Call) -> bool:
+    """A call that may place a value on the device as `_places_on_device` and `_value`
+    read one: `.cuda()`, `.npu()`, or `.to()` / `.type()` given an argument `_is_device`
+    may take for a device (`x.to(*args, **kwargs)` is not one: the rule reads `args`
+    and `kwargs` as names that hold no device)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in ("cuda", "npu"):
+        return True
+    if func.attr not in ("to", "type"):
+        return False
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    return any(_may_be_device(value) for value in values)
+
+
+def _may_be_device(node: ast.expr) -> bool:
+    """Whether `_is_device` may take an argument for a device (a superset): a string not
+    naming the CPU or meta, a name or attribute named like a device (`is_device_name`),
+    `.device`, and anything but a name, an attribute or a constant."""
+    if isinstance(node, ast.Starred):
+        return _may_be_device(node.value)
+    if isinstance(node, ast.Constant):
+        text = node.value
+        return isinstance(text, str) and text.split(":", 1)[0] not in _NOT_DEVICES
+    if isinstance(node, ast.Name):
+        return is_device_name(node.id)
+    if isinstance(node, ast.Attribute):
+        return node.attr == "device" or is_device_name(node.attr) or _may_be_device(node.value)
+    return True
+
+
+def _cuda_double(node: ast.Attribute) -> bool:
+    """`torch.cuda.DoubleTensor` (`_value` places it on the device), however it is used."""
+    value = node.value
+    return node.attr == "DoubleTensor" and isinstance(value, ast.Attribute) and value.attr == "cuda"
 
 
 def _may_report(region: RegionView) -> bool:
@@ -154,8 +189,8 @@ def _may_report(region: RegionView) -> bool:
     as a string or as `float`: `dtype=torch.float64`, `dtype="f8"`; an argument of `.to()`
     / `.type()` / `.astype()` spelling it: `.to(torch.double)`, `.astype(float)`; a name
     an import binds to one counts), and reach the device: a method of a model class (the
-    rule's facts), `.cuda()` / `.npu()` / `.to(...)`, a `device=` keyword or a
-    collective."""
+    rule's facts), `.cuda()` / `.npu()`, `.to()` / `.type()` given what may be a device
+    (`_moves`), `torch.cuda.DoubleTensor`, a `device=` keyword or a collective."""
     f64 = device = False
     names = region.names
     for statement in region.statements:
@@ -163,7 +198,7 @@ def _may_report(region: RegionView) -> bool:
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
-                device = device or node.attr in _DEVICE_ATTRIBUTES
+                device = device or node.attr in _COLLECTIVES or _cuda_double(node)
             elif kind is ast.Name:
                 assert isinstance(node, ast.Name)
                 device = device or _names_one_of(node.id, names, _COLLECTIVES)
@@ -174,16 +209,17 @@ def _may_report(region: RegionView) -> bool:
                     and (_numpy_dtype(node.value) or _spells_f64(node.value, names))
                 )
                 device = device or node.arg == "device"
-            elif kind is ast.Call and not f64:
+            elif kind is ast.Call:
                 assert isinstance(node, ast.Call)
                 func = node.func
+                device = device or _moves(node)
                 # float64 enters a unit only where `_value` reads it: a call it names
                 # (`.double()`, `np.float64(x)`, `torch.DoubleTensor(n)`), a `dtype=`
                 # keyword (above), a dtype given to `.to()` / `.type()` / `.astype()`.
                 # `x.dtype == torch.float64` makes nothing float64, nor does a dtype
                 # passed to another call (`floating_types_and(torch.double)`).
                 method = func.attr if isinstance(func, ast.Attribute) else None
-                f64 = (
+                f64 = f64 or (
                     _spells_f64(func, names)
                     or (
                         method in ("to", "type", "astype")

@@ -156,7 +156,7 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU062", "import torch\nDTYPES = [torch.float64, torch.float32]\n", False),
         ("NPU062", "import torch\nx = torch.zeros(2, device='cuda')\n", False),
         ("NPU062", "import torch\nx = torch.zeros(2, dtype=torch.double).cuda()\n", True),
-        ("NPU062", "import numpy as np\ny = a.astype(float).to(d)\n", True),
+        ("NPU062", "import numpy as np\ny = a.astype(float).to(device)\n", True),
         # A model class's method reaches the device by the rule's facts alone.
         ("NPU062", "import torch\nclass M(torch.nn.Module):\n    w = x.double()\n", True),
         # float64 is made only by a call that names it or is given it: a comparison or a
@@ -178,6 +178,17 @@ def _region_gate(code: str, text: str) -> bool:
             "import torch\nops = [Op(dtypes=fl(torch.double), device='cuda', x=(torch.float64,))]",
             False,
         ),
+        # Nothing reaches the device through a name of `torch.cuda` that is not called,
+        # nor through `.to()` given only `*args, **kwargs` (an OpInfo's lambda); a
+        # device name, a string, `.type()` with a string, the CUDA DoubleTensor do.
+        ("NPU062", "import torch\nok = torch.cuda.is_available() and x.double()\n", False),
+        ("NPU062", "f = lambda x, *args, **kwargs: (x.to(*args, **kwargs), x.double())\n", False),
+        ("NPU062", "y = x.double().to(*dev_args)\n", True),
+        ("NPU062", "y = x.double().to(self.device)\n", True),
+        ("NPU062", "y = x.to('cpu').double()\n", False),
+        ("NPU062", "y = x.double().to('npu:0')\n", True),
+        ("NPU062", "y = x.double().type('torch.cuda.FloatTensor')\n", True),
+        ("NPU062", "import torch\ny = x.to(torch.cuda.DoubleTensor)\n", True),
         # An if whose test names no device, one that does, and an alias of one.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
