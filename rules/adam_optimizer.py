@@ -130,7 +130,9 @@ class AdamOptimizer(PythonRule):
         "has the kernel."
     )
     safety = Safety.REVIEW
-    trigger = Trigger(tokens=("Adam", "SGD"), names=_names_gate, facts=_file_facts, local=True)
+    trigger = Trigger(
+        tokens=("Adam", "SGD"), names=_names_gate, facts=_file_facts, local=True, elements=True
+    )
     examples = (
         Example(
             "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",

@@ -264,6 +264,7 @@ class CudaDeviceString(StringPositionRule):
         facts=literal_only_names,
         # Every literal it marks is a "cuda" string on a line of the statement it edits.
         local=True,
+        elements=True,
     )
 
     kind = "device"

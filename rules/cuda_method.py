@@ -41,6 +41,7 @@ class CudaMethod(PythonRule):
             TokenPattern("cuda", r"\bdef\s+cuda\b"),
         ),
         local=True,
+        elements=True,
     )
     examples = (
         Example(

@@ -37,7 +37,7 @@ class NpuFusedAdamw(UnsupportedConstruct):
     action = "suggestion"
     name = "npu-fused-adamw"
     summary = "Suggest torch_npu.optim.NpuFusedAdamW where fused AdamW meets an older torch-npu."
-    trigger = Trigger(tokens=("Adam",), local=True)
+    trigger = Trigger(tokens=("Adam",), local=True, elements=True)
     uses = ("torch.optim.AdamW", "torch.optim.Adam")
     message = (
         "suggestion: fused=True needs the fused kernel in the host's torch-npu (in the wheels "

@@ -41,6 +41,7 @@ class NpuFusionAttention(UnsupportedConstruct):
         words=True,
         statement_gate=calls_or_imports,
         local=True,
+        elements=True,
     )
     uses = ("torch.nn.functional.scaled_dot_product_attention",)
     message = "suggestion: the {DEVICE} has a fused attention kernel for this"

@@ -99,6 +99,7 @@ class OpWithoutNpuKernel(PythonRule):
         statement_gate=calls_or_imports,
         names=_names_gate,
         local=True,
+        elements=True,
     )
     examples = (
         Example(

@@ -136,6 +136,7 @@ class TorchCudaApi(PythonRule):
         # What it rewrites or warns at spells torch.cuda, .cuda or .cuda_stream (or an
         # import alias of them) on a line of its own statement.
         local=True,
+        elements=True,
     )
     examples = (
         Example(

@@ -13,7 +13,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrator.analysis.positions import code_positions
-from migrator.contract.rule import PythonRule, RuleOptions
+from migrator.contract.rule import Example, PythonRule, RuleOptions
+from migrator.contract.trigger import Trigger
 from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import find_regions, migrate_python
@@ -292,3 +293,104 @@ def test_cudnn_switches_through_aliases_pass_the_names_gate() -> None:
     fast = migrate_python(CUDNN_SWITCHES, "c.py", RULES, NPU, RuleOptions())
     assert (fast.text, fast.changes, fast.warnings) == (full.text, full.changes, full.warnings)
     assert [f.line for f in fast.warnings if f.code == "NPU015"] == [4, 5]
+
+
+def _display(head: str, hot: list[str], tail: str = "]\n", cold: int = 80) -> str:
+    """A module-level display of more than 4 kB: `cold` elements no rule acts on, with the
+    `hot` ones spread among them."""
+    rows = [f'    Op("plain{n}", dtypes=(1, 2, 3), ref=reference_{n}),\n' for n in range(cold)]
+    for number, row in enumerate(hot):
+        rows.insert((number + 1) * cold // (len(hot) + 1), row)
+    return f"{head}{''.join(rows)}{tail}"
+
+
+SYNC = '    Op(\n        "sync",\n        op=lambda: torch.cuda.synchronize(),\n    ),  # sync\n'
+DISPLAYS = (
+    "import torch\n\n"
+    + _display(
+        "OPS: list[Op] = [  # the table\n",
+        [
+            '    Op("to", op=lambda x: x.to("cuda")),\n',
+            SYNC,
+            "    Op(\"move\", op=lambda x: x.cuda(), devices=('cuda',)),\n",
+        ],
+    )
+    + "\n"
+    # The target's name makes every device string of the display a setting (NPU010).
+    + _display("DEVICES = [\n", ['    "cuda",\n', '    "cuda:1",\n'])
+    + "\nSETTINGS = {\n"
+    + "".join(f'    "key{n}": {n},\n' for n in range(300))
+    + '    "device": "cuda",\n    "other": x.cuda(),\n}\n'
+)
+
+
+def test_a_large_displays_hot_elements_are_parsed_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = record_parses(monkeypatch)
+    _fast_changes_as_full(DISPLAYS, "ops.py")
+    fast = migrate_python(DISPLAYS, "ops.py", RULES, NPU, RuleOptions())
+    assert '\n    "npu",\n' in fast.text and '\n    "npu:1",\n' in fast.text
+    assert '"device": "npu",' in fast.text
+    # Each hot element in the statement's own lines around it, and no cold element.
+    stand_ins = [code for code in parsed if code.startswith(("OPS", "DEVICES", "SETTINGS"))]
+    assert len(stand_ins) == 2 * (3 + 2 + 2)
+    assert not any("plain" in code or '"key' in code for code in stand_ins)
+    assert stand_ins[1] == f"OPS: list[Op] = [  # the table\n{SYNC}]\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A token outside the elements (the target), two elements on a line, a tuple
+        # target, a tuple's last element without its comma, a `**mapping` item.
+        _display('TABLES["cuda"] = [\n', ["    x.cuda(),\n"]),
+        _display("OPS = [\n", ["    x.cuda(), y,\n"]),
+        _display("A, B = [\n", ['    "cuda",\n']),
+        _display("OPS = (\n", ["    x.cuda()\n"], tail=")\n", cold=0) + " " * 4096 + "\n",
+        "OPS = {\n" + "".join(f'    "k{n}": {n},\n' for n in range(300)) + "    **x.cuda(),\n}\n",
+    ],
+)
+def test_a_display_is_not_split_where_an_element_is_not_alone_on_its_lines(text: str) -> None:
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    hot = [number for number, line in enumerate(lines, 1) if "cuda" in line]
+    regions = find_regions(tree, hot, lines)
+    assert regions and not any(region.elements for region in regions)
+
+
+def test_a_display_goes_whole_where_a_rule_that_reads_the_display_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # NPU061 reads an argv list as a whole (`["nvidia-smi", "-L"]`): no Trigger.elements.
+    text = "import subprocess\n\n" + _display(
+        "COMMANDS = [\n", ['    ["nvidia-smi", "-L"],\n', '    ("ls", x.cuda()),\n']
+    )
+    parsed = record_parses(monkeypatch)
+    _fast_changes_as_full(text, "commands.py")
+    assert any(code.startswith("COMMANDS") and "plain7" in code for code in parsed)
+
+
+class _RenamesTable(PythonRule):
+    """Renames the table an element is in, which `Trigger.elements` says no rule does.
+    Why: the engine must then migrate the statement whole."""
+
+    code = "TST010"
+    action = "port-code"
+    name = "renames-table"
+    summary = "Renames OPS (test rule)."
+    trigger = Trigger(tokens=("cuda",), elements=True)
+    examples = (Example("OPS = [x.cuda()]\n", "NPU_OPS = [x.cuda()]\n"),)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        if original_node.value != "OPS":
+            return updated_node
+        replacement = updated_node.with_changes(value="NPU_OPS")
+        return self.edit(original_node, updated_node, replacement, "OPS -> NPU_OPS")
+
+
+def test_a_stand_in_a_pass_rewrites_sends_the_statement_whole() -> None:
+    text = _display("OPS = [\n", ["    x.cuda(),\n", "    y.cuda(),\n"])
+    fast = migrate_python(text, "ops.py", [_RenamesTable], NPU, RuleOptions())
+    full = migrate_python(text, "ops.py", [_RenamesTable], NPU, RuleOptions(), full=True)
+    assert fast.text.startswith("NPU_OPS = [\n")
+    assert (fast.text, fast.findings) == (full.text, full.findings)
+    assert len(fast.changes) == 1

@@ -38,6 +38,14 @@ engine's business. The trigger holds
   edits and reports only at nodes of a statement that holds a token, deciding from that
   statement, the headers around it and name resolution alone (no state gathered from
   other statements: a rule that follows values through assignments is not local);
+- `elements=True`: the rule edits and reports at nodes inside one element of a large
+  list, tuple, set or dict display assigned at module level (torch's `op_db = [OpInfo(...),
+  ...]`, 11,000 lines in one statement), deciding from that element, the assignment's
+  target and annotation, the module's import bindings and the rule's `facts`: nothing
+  read off the display as a whole or off its other elements. When every rule that may
+  act in such a statement says so, the fast path parses and walks only the elements that
+  hold a token, each alone between the statement's own lines before and after its
+  elements (`migrator.engine.python._element_regions`);
 - `skips_data=True` (a whole-module rule): the rule acts on nothing in a top-level
   assignment of plain data (literals, names and attributes, with no call and no string
   naming the source or the target device; `statement_spans.data_assignments`), so the
@@ -149,6 +157,7 @@ class Trigger:
     always: Gate | None = None
     facts: Facts | None = None
     local: bool = False
+    elements: bool = False
     skips_data: bool = False
 
     @property

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 import difflib
 import functools
 import itertools
@@ -88,13 +89,22 @@ from migrator.formats.suppressions import MARKER, Suppressions, python_suppressi
 @dataclass(frozen=True)
 class Region:
     """Lines first..last (1-based, inclusive). A method (or a nested class) is wrapped in
-    stand-ins of the classes around it: `header` holds their `class <name>:` lines."""
+    stand-ins of the classes around it: `header` holds their `class <name>:` lines. An
+    element of a large display is wrapped in its statement's lines before and after
+    the elements (`header`, `trailer`; see `_element_regions`)."""
 
     first: int
     last: int
     header: str = ""
     # The stdlib-ast statements the region holds (for the rules' cheap ast checks).
     statements: tuple[ast.stmt, ...] = ()
+    # What closes the stand-in `header` opens, for an element of a display
+    # (`_element_regions`); the regions of the elements of this one's display that hold
+    # a hot line, when it is such a statement.
+    trailer: str = ""
+    elements: tuple[Region, ...] = ()
+    # The file line of each line of the region's parse, where they are not consecutive.
+    line_map: tuple[int, ...] = ()
 
 
 def parse_ast(text: str) -> ast.Module:
@@ -169,8 +179,134 @@ def find_regions(
             if methods is not None:
                 regions.extend(methods)
                 continue
-        regions.append(Region(first, last, statements=tuple(members)))
+        elements = _element_regions(only, first, last, hot, lines) if only else ()
+        regions.append(Region(first, last, statements=tuple(members), elements=elements))
     return regions
+
+
+# A module-level display at least this long is split into its elements when every rule
+# that may act in it allows (`Trigger.elements`).
+_LARGE_DISPLAY = 4_096
+# What may follow an element on its last line (its comma and a comment), and an opening
+# bracket on its line.
+_ELEMENT_END = re.compile(r"[ \t]*(?P<comma>,?)[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?")
+_LINE_END = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?")
+
+
+def _element_regions(
+    statement: ast.stmt, first: int, last: int, hot: Sequence[int], lines: Sequence[str]
+) -> tuple[Region, ...]:
+    """The regions of the hot elements of a large display a module-level statement (lines
+    `first`..`last`) assigns or is, each in a stand-in made of the statement's own lines
+    around its elements: the lines up to the opening bracket and from the closing one,
+    so a rule sees the element, the target and the annotation as in the statement,
+    without the other elements (`Trigger.elements`). None unless every element stands
+    on lines of its own (nothing before it on its first line, only its comma and a
+    comment after it on its last; a tuple's each with its comma), the brackets end and
+    start their lines, no line outside the elements is hot, and the statement assigns
+    to no tuple or list of targets (which pairs its names with the elements)."""
+    value = getattr(statement, "value", None)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)) or not isinstance(
+        value, (ast.List, ast.Tuple, ast.Set, ast.Dict)
+    ):
+        return ()
+    targets = statement.targets if isinstance(statement, ast.Assign) else ()
+    if any(isinstance(target, (ast.Tuple, ast.List, ast.Starred)) for target in targets):
+        return ()
+    if sum(len(line) for line in lines[first - 1 : last]) < _LARGE_DISPLAY:
+        return ()
+    items: list[tuple[ast.expr, ast.expr]]
+    if isinstance(value, ast.Dict):
+        # A `**mapping` item has no key.
+        items = [(key, item) for key, item in zip(value.keys, value.values, strict=True) if key]
+        if len(items) != len(value.keys):
+            return ()
+    else:
+        items = [(item, item) for item in value.elts]
+    assert value.end_lineno is not None and value.end_col_offset is not None
+    opening, closing = lines[value.lineno - 1], lines[value.end_lineno - 1]
+    at = _char_column(opening, value.col_offset)
+    shut = _char_column(closing, value.end_col_offset) - 1
+    if (
+        not items
+        or opening[at : at + 1] not in ("(", "[", "{")
+        or not _LINE_END.fullmatch(opening, at + 1)
+        or closing[:shut].strip(" \t")
+    ):
+        return ()
+    spans: list[tuple[int, int]] = []
+    before = value.lineno
+    for start, end in items:
+        assert end.end_lineno is not None and end.end_col_offset is not None
+        head, tail = lines[start.lineno - 1], lines[end.end_lineno - 1]
+        ending = _ELEMENT_END.fullmatch(tail, _char_column(tail, end.end_col_offset))
+        if (
+            start.lineno <= before
+            or head[: _char_column(head, start.col_offset)].strip(" \t")
+            or ending is None
+            or (isinstance(value, ast.Tuple) and not ending.group("comma"))
+        ):
+            return ()
+        spans.append((start.lineno, end.end_lineno))
+        before = end.end_lineno
+    if value.end_lineno <= before:
+        return ()
+    # Every hot line of the statement lies in an element.
+    index = bisect.bisect_left(hot, first)
+    rest = iter(spans)
+    span = next(rest)
+    while index < len(hot) and hot[index] <= last:
+        while span[1] < hot[index]:
+            span = next(rest, (last + 1, last + 1))
+        if hot[index] < span[0]:
+            return ()
+        index += 1
+    header = "".join(lines[first - 1 : value.lineno])
+    trailer = "".join(lines[value.end_lineno - 1 : last])
+    around = (range(first, value.lineno + 1), range(value.end_lineno, last + 1))
+    regions = []
+    for (start, end), (element_first, element_last) in zip(items, spans, strict=True):
+        if not _hot_in(hot, element_first, element_last, range(0)):
+            continue
+        shown = _stand_in_statement(statement, value, start, end, element_last)
+        line_map = (*around[0], *range(element_first, element_last + 1), *around[1])
+        regions.append(
+            Region(element_first, element_last, header, (shown,), trailer, line_map=line_map)
+        )
+    return tuple(regions)
+
+
+def _stand_in_statement(
+    statement: ast.stmt, value: ast.expr, start: ast.expr, end: ast.expr, last: int
+) -> ast.stmt:
+    """The stdlib statement of an element's stand-in, for the rules' gates: `statement`
+    with a one-element display (of `start`, or the dict item `start: end`) for `value`,
+    ending on the element's last line."""
+    shown = copy.copy(statement)
+    one: ast.expr
+    if isinstance(value, ast.Dict):
+        one = ast.Dict(keys=[start], values=[end])
+    elif isinstance(value, ast.Set):
+        one = ast.Set(elts=[start])
+    elif isinstance(value, ast.Tuple):
+        one = ast.Tuple(elts=[start], ctx=ast.Load())
+    else:
+        one = ast.List(elts=[start], ctx=ast.Load())
+    ast.copy_location(one, value)
+    one.end_lineno = shown.end_lineno = last
+    shown.value = one  # type: ignore[attr-defined]
+    return shown
+
+
+def _char_column(line: str, offset: int) -> int:
+    """The character column of a stdlib node's `col_offset` (UTF-8 bytes) on `line`."""
+    return offset if line.isascii() else len(line.encode()[:offset].decode(errors="replace"))
+
+
+def _char_at(lines: Sequence[str], line: int, offset: int) -> str:
+    text = lines[line - 1]
+    column = _char_column(text, offset)
+    return text[column : column + 1]
 
 
 def _class_regions(
@@ -1075,8 +1211,9 @@ def _active(
 def _spans(
     module: cst.Module, region: Region, lines: Sequence[str], active: Sequence[type[PythonRule]]
 ) -> tuple[Spanned, ...]:
-    """The lines of the region's LibCST statements, when a `local` rule runs there."""
-    if not region.statements or not any(rule.trigger.local for rule in active):
+    """The lines of the region's LibCST statements, when a `local` rule runs there (an
+    element's stand-in has no such statements: its rules are walked through it all)."""
+    if region.trailer or not region.statements or not any(rule.trigger.local for rule in active):
         return ()
     return region_spans(module, region.statements, region.header.count("\n"), lines)
 
@@ -1137,6 +1274,10 @@ def _cold(
     return found
 
 
+class _StandIn(Exception):
+    """A rule's pass rewrote the stand-in around a display's element."""
+
+
 def _by_region(
     text: str,
     tree: ast.Module,
@@ -1167,7 +1308,10 @@ def _by_region(
         for rule, held in parts.items()
     }
     replaced: list[tuple[Region, list[str]]] = []
-    for region in regions:
+
+    def migrate(region: Region, rules: Sequence[type[PythonRule]]) -> list[str] | None:
+        """The rules that may act in a region over it: its new lines, or None where it
+        stands as it was (raises `_StandIn` where an element's stand-in was rewritten)."""
         body = "".join(lines[region.first - 1 : region.last])
         # The body with its string literals blanked, made once if a `words` rule asks.
         code = functools.cache(functools.partial(without_strings, body))
@@ -1177,36 +1321,59 @@ def _by_region(
             patterns, body, region, view, run.bindings, run.facts, code, span[0],
         )  # fmt: skip
         if not active:
-            continue
-        header = region.header
+            return None
+        if region.elements and all(rule.trigger.elements for rule in active):
+            done = len(run.findings), run.edits, len(run.imports)
+            try:
+                found = [(element, migrate(element, active)) for element in region.elements]
+                replaced.extend((element, new) for element, new in found if new is not None)
+                return None
+            except _StandIn:
+                # A pass rewrote an element's stand-in: the statement goes whole.
+                del run.findings[done[0] :], run.imports[done[2] :]
+                run.edits = done[1]
+        header, trailer = region.header, region.trailer
         offset = region.first - 1 - header.count("\n")
-        module = parse_cst(header + body, offset)
+        module = parse_cst(header + body + trailer, offset)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
         cold_ones = _cold(spans, region, active, patterns, body, lines, code, span[0])
         edits_before = run.edits
-        starts = functools.partial(_starts, module, region, lines, spans, offset)
-        transformed = run.transform(
-            module,
-            active,
-            offset,
-            ":=" in body,
-            header + body,
-            cold=cold_ones,
-            starts=starts,
-            depth=header.count("\n"),
-        )
+        if region.line_map:
+            # An element's stand-in: its lines are the statement's around the element's,
+            # and the positions come from its own (small) code generation.
+            transformed = run.transform(
+                module, active, 0, ":=" in body, header + body + trailer,
+                line_map=list(region.line_map),
+            )  # fmt: skip
+        else:
+            transformed = run.transform(
+                module,
+                active,
+                offset,
+                ":=" in body,
+                header + body,
+                cold=cold_ones,
+                starts=functools.partial(_starts, module, region, lines, spans, offset),
+                depth=header.count("\n"),
+            )
         if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
             # so the region's text stands and generating its code again is skipped.
-            continue
+            return None
         # The passes generated the edited tree's code already.
         new_code = transformed.code if run.code is None else run.code
-        if not new_code.startswith(header):
+        if not new_code.startswith(header) or not new_code.endswith(trailer):
+            if trailer:
+                raise _StandIn
             raise SourceError("a rule rewrote a method's class line", region.first)
-        new_body = new_code[len(header) :]
-        if new_body != body:
-            replaced.append((region, split_lines(new_body)))
+        new_body = new_code[len(header) : len(new_code) - len(trailer)]
+        return split_lines(new_body) if new_body != body else None
+
+    for region in regions:
+        new_lines = migrate(region, rules)
+        if new_lines is not None:
+            replaced.append((region, new_lines))
     if changes is not None:
         changes.extend((region.first, region.last, new_lines) for region, new_lines in replaced)
     for region, new_lines in reversed(replaced):
