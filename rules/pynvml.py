@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from migrator.analysis.ast_lines import qualified_names, walk
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, RuleContext
-from migrator.contract.trigger import Trigger
-from migrator.contract.unsupported import UnsupportedConstruct, fill, reported
+from migrator.contract.trigger import RegionView, Trigger
+from migrator.contract.unsupported import UnsupportedConstruct, covers, fill, reported
 
 _RUNNERS = (
     "subprocess.run",
@@ -30,10 +33,39 @@ def _runs_smi(command: cst.BaseExpression) -> bool:
             return False
         command = command.elements[0].value
     text = string_value(command)
-    if text is None:
-        return False
+    return text is not None and _runs_smi_text(text)
+
+
+def _runs_smi_text(text: str) -> bool:
     program = text.split(maxsplit=1)[0] if text.strip() else ""
     return program == _SMI or program.endswith("/" + _SMI)
+
+
+_MODULES = ("pynvml", "py3nvml", "nvidia_smi")
+_USES = frozenset((*_MODULES, *_RUNNERS))
+
+
+def _may_report(region: RegionView) -> bool:
+    """Whether a region can hold a report, read from the stdlib tree: a name under the
+    modules or a runner (what `UnsupportedConstruct` reports at an import, a call or a
+    decorator, a runner's command included), or a list or tuple literal whose first
+    element is a string running `nvidia-smi` (`_argv`; an f-string counts). torch's
+    hipify tables (`("nvmlDeviceGetCount", ...)`, 140 kB in one statement) hold
+    neither."""
+    if covers(qualified_names(region.statements, region.names), _USES):
+        return True
+    for statement in region.statements:
+        for node in walk(statement):
+            if type(node) in (ast.List, ast.Tuple):
+                assert isinstance(node, (ast.List, ast.Tuple))
+                head = node.elts[0] if node.elts else None
+                if isinstance(head, ast.JoinedStr) or (
+                    isinstance(head, ast.Constant)
+                    and isinstance(head.value, str)
+                    and _runs_smi_text(head.value)
+                ):
+                    return True
+    return False
 
 
 class Pynvml(UnsupportedConstruct):
@@ -74,9 +106,9 @@ class Pynvml(UnsupportedConstruct):
     summary = (
         "Report NVML queries (pynvml, nvidia_smi, nvidia-smi subprocesses) for npu-smi/torch.npu."
     )
-    trigger = Trigger(tokens=("nvml", "nvidia_smi", "nvidia-smi"))
-    modules = ("pynvml", "py3nvml", "nvidia_smi")
-    uses = ("pynvml", "py3nvml", "nvidia_smi", *_RUNNERS)
+    trigger = Trigger(tokens=("nvml", "nvidia_smi", "nvidia-smi"), region=_may_report)
+    modules = _MODULES
+    uses = (*_MODULES, *_RUNNERS)
     message = "NVML (nvidia-smi) talks to the NVIDIA driver, absent on {DEVICE} hosts"
     suggestion = (
         "use {device_query} on the host, or torch.{device}.mem_get_info() / "

@@ -189,6 +189,15 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU062", "y = x.double().to('npu:0')\n", True),
         ("NPU062", "y = x.double().type('torch.cuda.FloatTensor')\n", True),
         ("NPU062", "import torch\ny = x.to(torch.cuda.DoubleTensor)\n", True),
+        # NVML: an import, a call through an alias, a runner, an argv list held in a name;
+        # not a table of NVML function names (torch's hipify mappings).
+        ("NPU061", "import pynvml\n", True),
+        ("NPU061", "from pynvml import nvmlInit as init\ninit()\n", True),
+        ("NPU061", "import os\nos.system(cmd)\n", True),
+        ("NPU061", "cmd = ('nvidia-smi', '-L')\n", True),
+        ("NPU061", "cmd = [f'{SMI}', '-L']\n", True),
+        ("NPU061", "MAP = [('nvmlInit', ('rsmi_init', API_RSMI))]\n", False),
+        ("NPU061", "cmd = ['echo', 'nvidia-smi']\n", False),
         # An if whose test names no device, one that does, and an alias of one.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
