@@ -282,6 +282,8 @@ def _cuda_only_module(module: str, target: Target) -> bool:
 def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None:
     """Whether device rules must leave `node` (an `if` chain or an `assert`) alone, and why."""
     if isinstance(node, cst.Assert):
+        if not _mentions_devices([node.test], resolve, target):
+            return None
         why = npu_aware_test(node.test, resolve, target)
         if why is not None:
             return Region(Kind.NPU_AWARE, why)
@@ -289,6 +291,8 @@ def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None
             return Region(Kind.CUDA_ONLY, f"it asserts the device is {target.source_device_type}")
         return None
     if not isinstance(node, cst.If):
+        return None
+    if not _mentions_devices([link.test for link in _chain(node)], resolve, target):
         return None
     for link in _chain(node):
         why = npu_aware_test(link.test, resolve, target)
@@ -317,6 +321,33 @@ def region(node: cst.CSTNode, resolve: Resolve, target: Target) -> Region | None
             if why is not None:
                 return Region(Kind.CUDA_ONLY, why)
     return None
+
+
+def _mentions_devices(
+    tests: Sequence[cst.BaseExpression], resolve: Resolve, target: Target
+) -> bool:
+    """Whether a name of `tests` (`_names`, as `_spelled`) or one of their strings holds
+    the source or target device or the target's backend in any case: every test
+    `npu_aware_test` or `_tests_source` accepts does, so an `if` chain or `assert`
+    without one is no region. One walk, each name resolved once, where those two
+    walk each test four times and resolve each name twice (most tests name no device)."""
+    words = (target.device_type, target.source_device_type, target.dist_backend)
+    stack: list[cst.CSTNode] = list(tests)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            spelled = _spelled(current, resolve).lower()
+            if any(word in spelled for word in words):
+                return True
+            if isinstance(current, cst.Attribute):
+                stack.append(current.value)
+            continue
+        if isinstance(current, cst.SimpleString):
+            value = string_value(current)
+            if value is not None and any(word in value.lower() for word in words):
+                return True
+        stack.extend(children(current))
+    return False
 
 
 def _equality_only(test: cst.BaseExpression) -> bool:
