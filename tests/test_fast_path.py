@@ -394,3 +394,24 @@ def test_a_stand_in_a_pass_rewrites_sends_the_statement_whole() -> None:
     assert fast.text.startswith("NPU_OPS = [\n")
     assert (fast.text, fast.findings) == (full.text, full.findings)
     assert len(fast.changes) == 1
+
+
+def test_display_elements_that_gain_lines_keep_the_later_whole_module_passes_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # NPU004 adds a line to an element; the entry script's whole-module passes (NPU030,
+    # NPU090) run after, on lines mapped through the element's change.
+    adamw = "    torch.optim.AdamW(\n        params,\n        lr=1e-3,\n    ),\n"
+    text = (
+        "import torch\n\n"
+        + _display("OPTIMIZERS = [\n", [adamw, '    Op(x.to("cuda")),\n'])
+        + '\n\ndef main():\n    x = torch.zeros(1, device="cuda")\n\n\n'
+        + 'if __name__ == "__main__":\n    main()\n'
+    )
+    parsed = record_parses(monkeypatch)
+    _fast_changes_as_full(text, "train.py")
+    assert any(code.startswith(f"OPTIMIZERS = [\n{adamw}]") for code in parsed)
+    fast = migrate_python(text, "train.py", RULES, NPU, RuleOptions())
+    codes = {finding.code for finding in fast.findings}
+    assert {"NPU004", "NPU010", "NPU030"} <= codes
+    assert fast.text.count("\n") > text.count("\n")
