@@ -21,7 +21,10 @@ from migrator.core.model import FixAvailability
 _TORCH_F64 = frozenset({"torch.float64", "torch.double"})
 _NUMPY_F64 = frozenset({"numpy.float64", "numpy.double", "numpy.float_"})
 _F64_STRINGS = frozenset({"float64", "double", "f8", "<f8"})
-_DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", "torch.cuda.DoubleTensor"})
+# `torch.npu.DoubleTensor` is what NPU012 made of `torch.cuda.DoubleTensor` before this
+# rule runs: still float64 on the device.
+_DEVICE_DOUBLES = frozenset({"torch.cuda.DoubleTensor", "torch.npu.DoubleTensor"})
+_DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", *_DEVICE_DOUBLES})
 # torch calls that build a tensor and take `dtype=` / `device=`.
 _FACTORIES = frozenset(
     {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
@@ -139,6 +142,7 @@ class _Calls(cst.CSTVisitor):
         self.events.append(original_node)
 
 
+_CUDA = frozenset({"cuda", "npu"})
 # Names and attributes `_is_f64` can take for float64 (an import's alias by what it binds).
 _F64_NAMES = frozenset({"float64", "double", "float_", "DoubleTensor"})
 
@@ -175,10 +179,24 @@ def _may_be_device(node: ast.expr) -> bool:
     return True
 
 
-def _cuda_double(node: ast.Attribute) -> bool:
-    """`torch.cuda.DoubleTensor` (`_value` places it on the device), however it is used."""
+def _cuda_double(node: ast.Attribute, names: Mapping[str, Sequence[str | None]]) -> bool:
+    """`torch.cuda.DoubleTensor` (`_value` places it on the device), however it is used
+    and spelt: `tc.DoubleTensor` where an import binds `tc` to `torch.cuda` counts."""
+    if node.attr != "DoubleTensor":
+        return False
     value = node.value
-    return node.attr == "DoubleTensor" and isinstance(value, ast.Attribute) and value.attr == "cuda"
+    if isinstance(value, ast.Attribute):
+        return value.attr in _CUDA
+    return isinstance(value, ast.Name) and _names_one_of(value.id, names, _CUDA)
+
+
+def _binds_cuda_double(name: str, names: Mapping[str, Sequence[str | None]]) -> bool:
+    """A name that may stand for `torch.cuda.DoubleTensor`: `DoubleTensor` itself, or a
+    name an import binds to it (`from torch.cuda import DoubleTensor as CDT`)."""
+    return name == "DoubleTensor" or any(
+        value and value.endswith(("cuda.DoubleTensor", "npu.DoubleTensor"))
+        for value in names.get(name, ())
+    )
 
 
 def _may_report(region: RegionView) -> bool:
@@ -190,7 +208,8 @@ def _may_report(region: RegionView) -> bool:
     / `.type()` / `.astype()` spelling it: `.to(torch.double)`, `.astype(float)`; a name
     an import binds to one counts), and reach the device: a method of a model class (the
     rule's facts), `.cuda()` / `.npu()`, `.to()` / `.type()` given what may be a device
-    (`_moves`), `torch.cuda.DoubleTensor`, a `device=` keyword or a collective."""
+    (`_moves`), `torch.cuda.DoubleTensor` however spelt (`_cuda_double`,
+    `_binds_cuda_double`), a `device=` keyword or a collective."""
     f64 = device = False
     names = region.names
     for statement in region.statements:
@@ -198,10 +217,14 @@ def _may_report(region: RegionView) -> bool:
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
-                device = device or node.attr in _COLLECTIVES or _cuda_double(node)
+                device = device or node.attr in _COLLECTIVES or _cuda_double(node, names)
             elif kind is ast.Name:
                 assert isinstance(node, ast.Name)
-                device = device or _names_one_of(node.id, names, _COLLECTIVES)
+                device = (
+                    device
+                    or _names_one_of(node.id, names, _COLLECTIVES)
+                    or _binds_cuda_double(node.id, names)
+                )
             elif kind is ast.keyword:
                 assert isinstance(node, ast.keyword)
                 f64 = f64 or (
@@ -233,7 +256,8 @@ def _may_report(region: RegionView) -> bool:
         for _, dotted in summary(statement).imports:
             tail = dotted.rsplit(".", 1)[-1]
             f64 = f64 or tail in _F64_NAMES
-            device = device or tail in _COLLECTIVES
+            device = device or tail in _COLLECTIVES or tail in _CUDA
+            device = device or dotted.endswith(("cuda.DoubleTensor", "npu.DoubleTensor"))
         if f64 and device:
             return True
     # The model classes' line ranges walk the whole file: read only when they decide.
@@ -357,7 +381,18 @@ class Float64Device(PythonRule):
     name = "float64-device"
     summary = "Report float64 tensors on the device (made, cast, moved, all-reduced): no fp64."
     trigger = Trigger(
-        tokens=("float64", "double", "DoubleTensor", "np.float_"),
+        # numpy spells float64 `"f8"`, `"<f8"` and `float` too (`_is_f64`); without
+        # their tokens the fast path skipped what the full path reported.
+        tokens=(
+            "float64",
+            "double",
+            "DoubleTensor",
+            "np.float_",
+            "f8'",
+            'f8"',
+            "astype(float",
+            "dtype=float",
+        ),
         region=_may_report,
         facts=_model_classes,
     )
@@ -544,7 +579,7 @@ class Float64Device(PythonRule):
             where: Where = "device" if device and self._is_device(device.value) else "cpu"
             return _Value(f64, where)
         if name in _DOUBLE_TENSORS:
-            return _Value(True, "device" if name == "torch.cuda.DoubleTensor" else "cpu")
+            return _Value(True, "device" if name in _DEVICE_DOUBLES else "cpu")
         if method is None:
             return _UNKNOWN
         assert isinstance(node.func, cst.Attribute)
@@ -558,7 +593,8 @@ class Float64Device(PythonRule):
         if method in ("cpu", "numpy"):
             return _Value(receiver.float64, "cpu")
         if method == "astype":
-            f64 = bool(node.args) and self._is_f64(node.args[0].value, True)
+            dtype = find_arg(node, 0, "dtype")
+            f64 = dtype is not None and self._is_f64(dtype.value, True)
             return _Value(f64, "cpu")
         if method in ("to", "type"):
             f64 = receiver.float64
@@ -567,7 +603,7 @@ class Float64Device(PythonRule):
                 dtype_slot = arg.keyword is None or arg.keyword.value == "dtype"
                 if dtype_slot and self._is_f64(arg.value):
                     f64 = True
-                    if self.qualname(arg.value) == "torch.cuda.DoubleTensor":
+                    if self.qualname(arg.value) in _DEVICE_DOUBLES:
                         where = "device"
                     continue
                 if arg.keyword is None or arg.keyword.value == "device":

@@ -59,6 +59,9 @@ def _may_report(region: RegionView) -> bool:
             if type(node) in (ast.List, ast.Tuple):
                 assert isinstance(node, (ast.List, ast.Tuple))
                 head = node.elts[0] if node.elts else None
+                # The rule reads a starred head's string as well (`[*"nvidia-smi"]`).
+                if isinstance(head, ast.Starred):
+                    head = head.value
                 if isinstance(head, ast.JoinedStr) or (
                     isinstance(head, ast.Constant)
                     and isinstance(head.value, str)

@@ -341,12 +341,18 @@ def test_a_large_displays_hot_elements_are_parsed_alone(monkeypatch: pytest.Monk
     "text",
     [
         # A token outside the elements (the target), two elements on a line, a tuple
-        # target, a tuple's last element without its comma, a `**mapping` item.
+        # target, a tuple's last element without its comma, a `**mapping` item, an
+        # element or a dict value in parentheses on lines of their own (outside the
+        # stdlib node's lines).
         _display('TABLES["cuda"] = [\n', ["    x.cuda(),\n"]),
         _display("OPS = [\n", ["    x.cuda(), y,\n"]),
         _display("A, B = [\n", ['    "cuda",\n']),
         _display("OPS = (\n", ["    x.cuda()\n"], tail=")\n", cold=0) + " " * 4096 + "\n",
         "OPS = {\n" + "".join(f'    "k{n}": {n},\n' for n in range(300)) + "    **x.cuda(),\n}\n",
+        _display("DEVICES = [\n", ['    (\n        "cuda"\n    ),\n']),
+        "OPS = {\n"
+        + "".join(f'    "k{n}": {n},\n' for n in range(300))
+        + '    "move": (\n        lambda x: x.cuda()\n    ),\n}\n',
     ],
 )
 def test_a_display_is_not_split_where_an_element_is_not_alone_on_its_lines(text: str) -> None:
@@ -355,6 +361,21 @@ def test_a_display_is_not_split_where_an_element_is_not_alone_on_its_lines(text:
     hot = [number for number, line in enumerate(lines, 1) if "cuda" in line]
     regions = find_regions(tree, hot, lines)
     assert regions and not any(region.elements for region in regions)
+
+
+def test_parenthesized_elements_on_lines_of_their_own_migrate_as_on_the_full_path() -> None:
+    # Split, the dict's stand-in lost its `),` line and did not parse; the list's
+    # finding lost the parentheses from its message.
+    for text in (
+        _display("DEVICES = [\n", ['    (\n        "cuda"\n    ),\n']),
+        "OPS = {\n"
+        + "".join(f'    "k{n}": {n},\n' for n in range(300))
+        + '    "move": (\n        lambda x: x.cuda()\n    ),\n}\n',
+    ):
+        _fast_changes_as_full(text, "table.py")
+        fast = migrate_python(text, "table.py", RULES, NPU, RuleOptions())
+        full = migrate_python(text, "table.py", RULES, NPU, RuleOptions(), full=True)
+        assert fast.findings == full.findings
 
 
 def test_a_display_goes_whole_where_a_rule_that_reads_the_display_acts(

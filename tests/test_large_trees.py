@@ -189,6 +189,15 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU062", "y = x.double().to('npu:0')\n", True),
         ("NPU062", "y = x.double().type('torch.cuda.FloatTensor')\n", True),
         ("NPU062", "import torch\ny = x.to(torch.cuda.DoubleTensor)\n", True),
+        # The CUDA DoubleTensor by an alias, through an alias of torch.cuda, as NPU012
+        # leaves it; the CPU one alone makes nothing on the device.
+        ("NPU062", "from torch.cuda import DoubleTensor as CDT\ny = x.to(CDT)\n", True),
+        ("NPU062", "from torch.cuda import DoubleTensor as CDT\ny = x.type(CDT)\n", True),
+        ("NPU062", "from torch.cuda import DoubleTensor\ny = DoubleTensor(3)\n", True),
+        ("NPU062", "import torch.cuda as tc\ny = tc.DoubleTensor(3)\n", True),
+        ("NPU062", "import torch\ny = torch.npu.DoubleTensor(3)\n", True),
+        ("NPU062", "def f():\n    from torch.cuda import DoubleTensor as D\n    D(3)\n", True),
+        ("NPU062", "import torch\ny = torch.DoubleTensor(3)\n", False),
         # NVML: an import, a call through an alias, a runner, an argv list held in a name;
         # not a table of NVML function names (torch's hipify mappings).
         ("NPU061", "import pynvml\n", True),
@@ -198,6 +207,7 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU061", "cmd = [f'{SMI}', '-L']\n", True),
         ("NPU061", "MAP = [('nvmlInit', ('rsmi_init', API_RSMI))]\n", False),
         ("NPU061", "cmd = ['echo', 'nvidia-smi']\n", False),
+        ("NPU061", "cmd = [*'nvidia-smi']\n", True),
         # An if whose test names no device, one that does, and an alias of one.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
@@ -224,6 +234,33 @@ def _region_gate(code: str, text: str) -> bool:
 )
 def test_region_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
     assert _region_gate(code, text) is passes
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        ("NPU062", "from torch.cuda import DoubleTensor as CDT\ny = x.to(CDT)\n"),
+        ("NPU062", "from torch.cuda import DoubleTensor as CDT\ny = x.type(CDT)\n"),
+        ("NPU062", "from torch.cuda import DoubleTensor\ny = DoubleTensor(3)\n"),
+        ("NPU062", "import torch.cuda as tc\ny = tc.DoubleTensor(3)\n"),
+        ("NPU062", "import torch\ny = torch.cuda.DoubleTensor(3)\n"),
+        ("NPU062", "import torch\ny = torch.from_numpy(a.astype(dtype='f8')).cuda()\n"),
+        ("NPU062", "import torch\ny = torch.from_numpy(a.astype(float)).cuda()\n"),
+        (
+            "NPU062",
+            "import numpy as np\nimport torch\n\n\ndef f(n):\n"
+            "    a = np.zeros(n, dtype=float)\n    return torch.from_numpy(a).cuda()\n",
+        ),
+        ("NPU061", "cmd = [*'nvidia-smi']\n"),
+    ],
+)
+def test_where_the_rule_reports_the_fast_path_reports_too(code: str, text: str) -> None:
+    # A gate that says no where the rule reports loses the report on the fast path only.
+    full = migrate_python(text, "x.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "x.py", RULES, NPU, RuleOptions())
+    assert code in {finding.code for finding in full.findings}
+    assert (fast.text, fast.findings) == (full.text, full.findings)
+    assert _region_gate(code, text)
 
 
 @pytest.mark.parametrize(

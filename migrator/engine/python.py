@@ -247,9 +247,11 @@ def _element_regions(
             or (isinstance(value, ast.Tuple) and not ending.group("comma"))
         ):
             return ()
+        if not _blank_between(lines, before, start.lineno):
+            return ()
         spans.append((start.lineno, end.end_lineno))
         before = end.end_lineno
-    if value.end_lineno <= before:
+    if value.end_lineno <= before or not _blank_between(lines, before, value.end_lineno):
         return ()
     # Every hot line of the statement lies in an element.
     index = bisect.bisect_left(hot, first)
@@ -274,6 +276,14 @@ def _element_regions(
             Region(element_first, element_last, header, (shown,), trailer, line_map=line_map)
         )
     return tuple(regions)
+
+
+def _blank_between(lines: Sequence[str], after: int, before: int) -> bool:
+    """Whether the lines strictly between `after` and `before` hold only blanks and
+    comments: an element's parentheses on lines of their own (`(`, `),`) lie outside
+    the stdlib node's lines, and a stand-in without them would not parse or would read
+    differently."""
+    return all(_LINE_END.fullmatch(line) for line in lines[after : before - 1])
 
 
 def _stand_in_statement(
