@@ -5,6 +5,7 @@ edits and warnings, file by file."""
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 import accelerate
@@ -376,6 +377,23 @@ def test_parenthesized_elements_on_lines_of_their_own_migrate_as_on_the_full_pat
         fast = migrate_python(text, "table.py", RULES, NPU, RuleOptions())
         full = migrate_python(text, "table.py", RULES, NPU, RuleOptions(), full=True)
         assert fast.findings == full.findings
+
+
+def test_a_migrated_file_leaves_no_cycle_holding_its_trees() -> None:
+    # A file's trees must go by reference count when it is done: held in a cycle, they
+    # were walked by every young collection until the collector freed them (on
+    # diffusers, 2.5 million objects and 15% of the run).
+    before = gc.get_debug()
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        migrate_python(DISPLAYS, "ops.py", RULES, NPU, RuleOptions())
+        gc.collect()
+        held = [item for item in gc.garbage if isinstance(item, (ast.AST, cst.CSTNode))]
+    finally:
+        gc.set_debug(before)
+        gc.garbage.clear()
+    assert held == []
 
 
 def test_a_display_goes_whole_where_a_rule_that_reads_the_display_acts(

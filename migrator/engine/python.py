@@ -35,6 +35,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -1288,6 +1289,16 @@ class _StandIn(Exception):
     """A rule's pass rewrote the stand-in around a display's element."""
 
 
+class _RegionWork(NamedTuple):
+    """A region's text (`body`), its text without strings (`code`, made once when
+    asked), where it starts in the file and the rules that may act in it."""
+
+    body: str
+    code: Callable[[], str]
+    start: int
+    active: list[type[PythonRule]]
+
+
 def _by_region(
     text: str,
     tree: ast.Module,
@@ -1319,35 +1330,53 @@ def _by_region(
     }
     replaced: list[tuple[Region, list[str]]] = []
 
-    def migrate(region: Region, rules: Sequence[type[PythonRule]]) -> list[str] | None:
-        """The rules that may act in a region over it: its new lines, or None where it
-        stands as it was (raises `_StandIn` where an element's stand-in was rewritten)."""
+    def prepare(region: Region, rules: Sequence[type[PythonRule]]) -> _RegionWork:
+        """The region's text, its text without strings (made once if a `words` rule
+        asks), where it lies in the file and the rules that may act in it."""
         body = "".join(lines[region.first - 1 : region.last])
-        # The body with its string literals blanked, made once if a `words` rule asks.
         code = functools.cache(functools.partial(without_strings, body))
         span = (offsets[region.first - 1], offsets[region.last])
         active = _active(
             [rule for rule in rules if _may_occur(candidates[rule], span)],
             patterns, body, region, view, run.bindings, run.facts, code, span[0],
         )  # fmt: skip
+        return _RegionWork(body, code, span[0], active)
+
+    def migrate(region: Region, rules: Sequence[type[PythonRule]]) -> list[str] | None:
+        """The rules that may act in a region over it, element by element where it may
+        be split: its new lines, or None where it stands as it was."""
+        prepared = prepare(region, rules)
+        active = prepared.active
         if not active:
             return None
         if region.elements and all(rule.trigger.elements for rule in active):
             done = len(run.findings), run.edits, len(run.imports)
+            found: list[tuple[Region, list[str]]] = []
             try:
-                found = [(element, migrate(element, active)) for element in region.elements]
-                replaced.extend((element, new) for element, new in found if new is not None)
+                for element in region.elements:
+                    inside = prepare(element, active)
+                    new = whole(element, inside) if inside.active else None
+                    if new is not None:
+                        found.append((element, new))
+                replaced.extend(found)
                 return None
             except _StandIn:
                 # A pass rewrote an element's stand-in: the statement goes whole.
                 del run.findings[done[0] :], run.imports[done[2] :]
                 run.edits = done[1]
+        return whole(region, prepared)
+
+    def whole(region: Region, prepared: _RegionWork) -> list[str] | None:
+        """`prepared.active` over the region parsed whole: its new lines, or None where
+        it stands as it was (raises `_StandIn` where an element's stand-in was
+        rewritten)."""
+        body, code, start, active = prepared
         header, trailer = region.header, region.trailer
         offset = region.first - 1 - header.count("\n")
         module = parse_cst(header + body + trailer, offset)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
-        cold_ones = _cold(spans, region, active, patterns, body, lines, code, span[0])
+        cold_ones = _cold(spans, region, active, patterns, body, lines, code, start)
         edits_before = run.edits
         if region.line_map:
             # An element's stand-in: its lines are the statement's around the element's,
@@ -1380,6 +1409,9 @@ def _by_region(
         new_body = new_code[len(header) : len(new_code) - len(trailer)]
         return split_lines(new_body) if new_body != body else None
 
+    # No function here calls itself: a closure that held itself would be a cycle through
+    # all the above (the file's text, stdlib tree and views), which only the cyclic
+    # collector frees, after every young collection till then had walked it.
     for region in regions:
         new_lines = migrate(region, rules)
         if new_lines is not None:
