@@ -379,6 +379,19 @@ def test_parenthesized_elements_on_lines_of_their_own_migrate_as_on_the_full_pat
         assert fast.findings == full.findings
 
 
+def test_a_file_whose_lines_end_in_a_lone_cr_migrates_as_on_the_full_path() -> None:
+    # `re` reads such a file as one line: a `^`-led pattern's match started on the
+    # function's first line, its statement was judged cold, and the edit was lost.
+    text = (
+        'import torch\r\r\rdef main():\r    x = torch.zeros(1, device="cuda")\r\r\r'
+        'if __name__ == "__main__":\r    main()\r'
+    )
+    fast = migrate_python(text, "train.py", RULES, NPU, RuleOptions())
+    full = migrate_python(text, "train.py", RULES, NPU, RuleOptions(), full=True)
+    assert 'device="npu")\r' in fast.text
+    assert (fast.text, fast.findings) == (full.text, full.findings)
+
+
 def test_a_migrated_file_leaves_no_cycle_holding_its_trees() -> None:
     # A file's trees must go by reference count when it is done: held in a cycle, they
     # were walked by every young collection until the collector freed them (on

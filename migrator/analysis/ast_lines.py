@@ -140,7 +140,7 @@ def hot_lines_of(
     words: set[str] | None = None
     for part in unique:
         # A lone "\r" ends a line of `lines` inside one of `re`'s: such text is searched whole.
-        if one_line and part in one_line and _LONE_CR.search(text) is None:
+        if one_line and part in one_line and not has_lone_cr(text):
             search = LineSearch(one_line[part], part)
             occurs = scanned.starts(search.literal) if scanned is not None else None
             _one_line(text, lines, starts, search, occurs, hot)
@@ -180,6 +180,12 @@ def hot_lines_of(
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def has_lone_cr(text: str) -> bool:
+    """Whether a "\r" not followed by "\n" ends a line of `text` (a classic Mac file):
+    Python and LibCST end a line there, `re`'s `^`, `$` and `.` do not."""
+    return "\r" in text and _LONE_CR.search(text) is not None
 
 
 class LineSearch:

@@ -44,6 +44,7 @@ from migrator.analysis.ast_lines import (
     LineSearch,
     alternatives,
     first_line,
+    has_lone_cr,
     hot_lines_of,
     is_word,
     last_line,
@@ -879,6 +880,10 @@ def migrate_python(
     has it (made here otherwise).
     """
     aliases = aliases or {}
+    # The fast path maps a pattern's match to the line it starts on, and a match of a
+    # `^` or `.` pattern in a file whose lines end in a lone "\r" starts lines earlier
+    # (`has_lone_cr`): an edit in a function was lost. Such a file takes the full path.
+    full = full or has_lone_cr(text)
     if not matched:
         rules = [rule for rule in rules if rule.trigger.admits(path)]
     view = FileView(path, text, options, project, target)
