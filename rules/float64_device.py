@@ -17,14 +17,24 @@ from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
 from migrator.contract.unsupported import fill, reported
 from migrator.core.model import FixAvailability
+from migrator.core.target import Target
 
 _TORCH_F64 = frozenset({"torch.float64", "torch.double"})
 _NUMPY_F64 = frozenset({"numpy.float64", "numpy.double", "numpy.float_"})
 _F64_STRINGS = frozenset({"float64", "double", "f8", "<f8"})
-# `torch.npu.DoubleTensor` is what NPU012 made of `torch.cuda.DoubleTensor` before this
-# rule runs: still float64 on the device.
-_DEVICE_DOUBLES = frozenset({"torch.cuda.DoubleTensor", "torch.npu.DoubleTensor"})
-_DOUBLE_TENSORS = frozenset({"torch.DoubleTensor", *_DEVICE_DOUBLES})
+_CPU_DOUBLE = "torch.DoubleTensor"
+
+
+def _device_modules(target: Target) -> tuple[str, ...]:
+    """The torch modules whose DoubleTensor is float64 on the device: the source's
+    (`torch.cuda`) and the target's, which NPU012 made of it before this rule runs."""
+    return (target.source_device_type, target.device_type)
+
+
+def _device_doubles(target: Target) -> frozenset[str]:
+    return frozenset(f"torch.{module}.DoubleTensor" for module in _device_modules(target))
+
+
 # torch calls that build a tensor and take `dtype=` / `device=`.
 _FACTORIES = frozenset(
     {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
@@ -142,7 +152,6 @@ class _Calls(cst.CSTVisitor):
         self.events.append(original_node)
 
 
-_CUDA = frozenset({"cuda", "npu"})
 # Names and attributes `_is_f64` can take for float64 (an import's alias by what it binds).
 _F64_NAMES = frozenset({"float64", "double", "float_", "DoubleTensor"})
 
@@ -179,23 +188,26 @@ def _may_be_device(node: ast.expr) -> bool:
     return True
 
 
-def _cuda_double(node: ast.Attribute, names: Mapping[str, Sequence[str | None]]) -> bool:
+def _device_double(
+    node: ast.Attribute, names: Mapping[str, Sequence[str | None]], modules: frozenset[str]
+) -> bool:
     """`torch.cuda.DoubleTensor` (`_value` places it on the device), however it is used
     and spelt: `tc.DoubleTensor` where an import binds `tc` to `torch.cuda` counts."""
     if node.attr != "DoubleTensor":
         return False
     value = node.value
     if isinstance(value, ast.Attribute):
-        return value.attr in _CUDA
-    return isinstance(value, ast.Name) and _names_one_of(value.id, names, _CUDA)
+        return value.attr in modules
+    return isinstance(value, ast.Name) and _names_one_of(value.id, names, modules)
 
 
-def _binds_cuda_double(name: str, names: Mapping[str, Sequence[str | None]]) -> bool:
+def _binds_device_double(
+    name: str, names: Mapping[str, Sequence[str | None]], tails: tuple[str, ...]
+) -> bool:
     """A name that may stand for `torch.cuda.DoubleTensor`: `DoubleTensor` itself, or a
     name an import binds to it (`from torch.cuda import DoubleTensor as CDT`)."""
     return name == "DoubleTensor" or any(
-        value and value.endswith(("cuda.DoubleTensor", "npu.DoubleTensor"))
-        for value in names.get(name, ())
+        value and value.endswith(tails) for value in names.get(name, ())
     )
 
 
@@ -208,22 +220,24 @@ def _may_report(region: RegionView) -> bool:
     / `.type()` / `.astype()` spelling it: `.to(torch.double)`, `.astype(float)`; a name
     an import binds to one counts), and reach the device: a method of a model class (the
     rule's facts), `.cuda()` / `.npu()`, `.to()` / `.type()` given what may be a device
-    (`_moves`), `torch.cuda.DoubleTensor` however spelt (`_cuda_double`,
-    `_binds_cuda_double`), a `device=` keyword or a collective."""
+    (`_moves`), `torch.cuda.DoubleTensor` however spelt (`_device_double`,
+    `_binds_device_double`), a `device=` keyword or a collective."""
     f64 = device = False
     names = region.names
+    modules = frozenset(_device_modules(region.target))
+    tails = tuple(f"{module}.DoubleTensor" for module in sorted(modules))
     for statement in region.statements:
         for node in walk(statement):
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)
-                device = device or node.attr in _COLLECTIVES or _cuda_double(node, names)
+                device = device or node.attr in _COLLECTIVES or _device_double(node, names, modules)
             elif kind is ast.Name:
                 assert isinstance(node, ast.Name)
                 device = (
                     device
                     or _names_one_of(node.id, names, _COLLECTIVES)
-                    or _binds_cuda_double(node.id, names)
+                    or _binds_device_double(node.id, names, tails)
                 )
             elif kind is ast.keyword:
                 assert isinstance(node, ast.keyword)
@@ -256,8 +270,8 @@ def _may_report(region: RegionView) -> bool:
         for _, dotted in summary(statement).imports:
             tail = dotted.rsplit(".", 1)[-1]
             f64 = f64 or tail in _F64_NAMES
-            device = device or tail in _COLLECTIVES or tail in _CUDA
-            device = device or dotted.endswith(("cuda.DoubleTensor", "npu.DoubleTensor"))
+            device = device or tail in _COLLECTIVES or tail in modules
+            device = device or dotted.endswith(tails)
         if f64 and device:
             return True
     # The model classes' line ranges walk the whole file: read only when they decide.
@@ -416,6 +430,7 @@ class Float64Device(PythonRule):
         super().__init__(ctx)
         self._depth = 0
         self._function: cst.FunctionDef | None = None
+        self._device_doubles = _device_doubles(ctx.target)
 
     # Units --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -512,7 +527,12 @@ class Float64Device(PythonRule):
     # Where a value lives ------------------------------------------------------------
     def _is_f64(self, node: cst.BaseExpression, numpy: bool = False) -> bool:
         name = self.qualname(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        if name in _TORCH_F64 or name in _NUMPY_F64 or name in _DOUBLE_TENSORS:
+        if (
+            name in _TORCH_F64
+            or name in _NUMPY_F64
+            or name == _CPU_DOUBLE
+            or name in self._device_doubles
+        ):
             return True
         if numpy and isinstance(node, cst.Name) and node.value == "float":
             return not self.is_bound("float")
@@ -578,8 +598,8 @@ class Float64Device(PythonRule):
             device = find_arg(node, None, "device")
             where: Where = "device" if device and self._is_device(device.value) else "cpu"
             return _Value(f64, where)
-        if name in _DOUBLE_TENSORS:
-            return _Value(True, "device" if name in _DEVICE_DOUBLES else "cpu")
+        if name == _CPU_DOUBLE or name in self._device_doubles:
+            return _Value(True, "device" if name in self._device_doubles else "cpu")
         if method is None:
             return _UNKNOWN
         assert isinstance(node.func, cst.Attribute)
@@ -603,7 +623,7 @@ class Float64Device(PythonRule):
                 dtype_slot = arg.keyword is None or arg.keyword.value == "dtype"
                 if dtype_slot and self._is_f64(arg.value):
                     f64 = True
-                    if self.qualname(arg.value) in _DEVICE_DOUBLES:
+                    if self.qualname(arg.value) in self._device_doubles:
                         where = "device"
                     continue
                 if arg.keyword is None or arg.keyword.value == "device":

@@ -20,13 +20,11 @@ def string_value(node: cst.BaseExpression | None) -> str | None:
     prefix = node.prefix
     if "b" in prefix or "B" in prefix:
         return None
-    literal = node.value
-    if "\\" not in literal and "\r" not in literal:
+    if "\\" not in node.value and "\r" not in node.value:
         # Nothing to unescape: the text between the quotes. `evaluated_value` compiles
         # the literal (ast.literal_eval), and leaves a cycle of closures for the
         # collector each time (16,000 calls on torch's source).
-        quote = len(node.quote)
-        return literal[len(prefix) + quote : len(literal) - quote]
+        return node.raw_value
     value = node.evaluated_value
     return value if isinstance(value, str) else None
 
