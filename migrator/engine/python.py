@@ -464,13 +464,12 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     "autocast". A dotted token follows an alias of its head: with `import torch as th`,
     the token "torch.cuda" also matches `th.cuda`.
     """
-    tokens = rule.trigger.tokens
     parts: set[str] = set()
     for name, values in bindings.names.items():
         for value in values:
             if not value:
                 continue
-            whole, rests = _through(tokens, value)
+            whole, rests = _through(rule, value)
             if whole:
                 parts.add(rf"\b{re.escape(name)}\b")
             for rest in rests:
@@ -479,11 +478,13 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
 
 
 @functools.lru_cache(maxsize=8192)
-def _through(tokens: tuple[str, ...], value: str) -> tuple[bool, tuple[str, ...]]:
-    """For a name an import binds to `value` (a dotted name): whether a token is part of
-    `value` (the name then stands for it), and the rest of each dotted token whose head is
-    `value` ("cuda.amp" of "torch.cuda.amp" for `torch`). The same few imports recur in
-    every file of a project; a words rule has hundreds of tokens."""
+def _through(rule: type[PythonRule], value: str) -> tuple[bool, tuple[str, ...]]:
+    """For a name an import binds to `value` (a dotted name): whether one of the rule's
+    tokens is part of `value` (the name then stands for it), and the rest of each dotted
+    token whose head is `value` ("cuda.amp" of "torch.cuda.amp" for `torch`). The same
+    few imports recur in every file of a project; a words rule has hundreds of tokens
+    (kept by rule, not by its tokens: a key that held them hashed them all each call)."""
+    tokens = rule.trigger.tokens
     rests: list[str] = []
     for token in tokens:
         head, dot, rest = token.partition(".")
@@ -534,23 +535,7 @@ class RulePattern:
       anew per file: a rule with 140 tokens cost 6 ms a compile."""
 
     def __init__(self, rule: type[PythonRule], aliases: Sequence[str], found: Occurrences) -> None:
-        lined = line_literals(rule)
-        # A `one_line` pattern is tried on the lines that hold its literal (`LineSearch`).
-        self.lines = tuple(LineSearch(literal, regex) for regex, literal in lined.items())
-        own = [
-            alternative
-            for part in _own_parts(rule)
-            if part not in lined
-            for alternative in alternatives(part)
-        ]
-        self.words = tuple(dict.fromkeys(name for name in map(whole_word, own) if name))
-        rest = [part for part in own if not whole_word(part)]
-        # A part whose every match begins with a literal is tried where the literal is.
-        self.literal_parts = tuple(
-            (part_literal(part), _compiled((part,))) for part in rest if part_literal(part)
-        )
-        loose = [part for part in rest if not part_literal(part)]
-        self.rest = compile_parts(loose) if loose else None
+        self.lines, self.words, self.literal_parts, self.rest = _pieces(rule)
         self.aliases = compile_parts(aliases) if aliases else None
         self.found = found
         # (start, length) of each whole-word occurrence of a word in the file, in order.
@@ -623,6 +608,37 @@ class RulePattern:
         if self.aliases is not None:
             found += [match.start() for match in self.aliases.finditer(text)]
         return found
+
+
+_Pieces = tuple[
+    tuple[LineSearch, ...],
+    tuple[str, ...],
+    tuple[tuple[str, re.Pattern[str]], ...],
+    re.Pattern[str] | None,
+]
+
+
+@functools.cache
+def _pieces(rule: type[PythonRule]) -> _Pieces:
+    """A rule's own regexes as `RulePattern` searches them, the same in every file: its
+    `one_line` patterns (each tried on the lines that hold its literal, `LineSearch`), its
+    whole words, its parts led by a literal (each with it) and one alternation of the
+    rest, or None."""
+    lined = line_literals(rule)
+    lines = tuple(LineSearch(literal, regex) for regex, literal in lined.items())
+    own = [
+        alternative
+        for part in _own_parts(rule)
+        if part not in lined
+        for alternative in alternatives(part)
+    ]
+    words = tuple(dict.fromkeys(name for name in map(whole_word, own) if name))
+    rest = [part for part in own if not whole_word(part)]
+    literal_parts = tuple(
+        (part_literal(part), _compiled((part,))) for part in rest if part_literal(part)
+    )
+    loose = [part for part in rest if not part_literal(part)]
+    return lines, words, literal_parts, compile_parts(loose) if loose else None
 
 
 # A string literal (any prefix, any quotes; a backslash escapes the next character, a
