@@ -182,24 +182,32 @@ class Trigger:
         """Whether a token, a pattern or a token's from-import alias occurs in `text`
         (`found`: where the rules' literals occur in it, `Finder.scan(text)`, which
         answers "does this literal occur" without reading the text again)."""
+        search = self._search
         has: Callable[[str], bool]
         if found is not None and found.text is text:
             has = found.has
-            if any(has(token) for token in _needed(self.tokens)):
+            if any(has(token) for token in search.needed):
                 return True
         else:
             has = text.__contains__
-            if _any_token(self.tokens)(text):
+            if search.holds_token(text):
                 return True
-        for guard, pattern in _compiled(self.patterns):
+        for guard, pattern in search.patterns:
             if has(guard) and pattern.search(text):
                 return True
         if any(
             has(name) and _imports_name(text, name, statements)
-            for name, statements in _from_imports(self.tokens)
+            for name, statements in search.from_imports
         ):
             return True
-        return _spelt_through_alias(text, _dotted_tails(self.tokens), has)
+        return _spelt_through_alias(text, search.tails, has)
+
+    @functools.cached_property
+    def _search(self) -> _Search:
+        """What `matches` reads of the tokens and patterns, made once per trigger (a cache
+        keyed by the tokens hashed all of them on each of the run's calls, four per rule
+        and file; a words rule has 142 tokens)."""
+        return _Search(self.tokens, self.patterns)
 
     def literals(self) -> tuple[str, ...]:
         """Every literal `matches` and the engine's region search ask about: the tokens,
@@ -207,11 +215,12 @@ class Trigger:
         dotted tails, and each token regex's literal head."""
         from migrator.analysis.ast_lines import part_literal
 
+        search = self._search
         return (
             *self.tokens,
             *(pattern.literal for pattern in self.patterns),
-            *(name for name, _ in _from_imports(self.tokens)),
-            *(first for _, _, first in _dotted_tails(self.tokens)),
+            *(name for name, _ in search.from_imports),
+            *(first for _, _, first in search.tails),
             *(part_literal(part) for part in self.token_regexes()),
         )
 
@@ -243,18 +252,31 @@ class Trigger:
 _MANY_TOKENS = 20
 
 
-@functools.cache
-def _any_token(tokens: tuple[str, ...]) -> Callable[[str], bool]:
-    """Whether a text holds one of `tokens` (`_needed`): a long list is searched as one
-    alternation."""
-    needed = _needed(tokens)
-    if len(needed) >= _MANY_TOKENS:
-        search = re.compile("|".join(map(re.escape, needed))).search
-        return lambda text: search(text) is not None
-    return lambda text: any(token in text for token in needed)
+class _Search:
+    """A trigger's tokens and patterns as `Trigger.matches` searches a text: the tokens
+    that hold no other token, each pattern with its literal, each dotted token's last
+    name with its module's from-import statements, and the dotted tokens' module
+    prefixes (`_dotted_tails`); where there are many tokens, one alternation of them,
+    compiled when a text is first searched without its literals' scan (`holds_token`:
+    faster than `in` one by one; most runs never need it)."""
+
+    __slots__ = ("_alternation", "from_imports", "needed", "patterns", "tails")
+
+    def __init__(self, tokens: tuple[str, ...], patterns: tuple[TokenPattern, ...]) -> None:
+        self.needed = _needed(tokens)
+        self.patterns = _compiled(patterns)
+        self.from_imports = _from_imports(tokens)
+        self.tails = _dotted_tails(tokens)
+        self._alternation: re.Pattern[str] | None = None
+
+    def holds_token(self, text: str) -> bool:
+        if len(self.needed) < _MANY_TOKENS:
+            return any(token in text for token in self.needed)
+        if self._alternation is None:
+            self._alternation = re.compile("|".join(map(re.escape, self.needed)))
+        return self._alternation.search(text) is not None
 
 
-@functools.cache
 def _needed(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """The tokens that hold no other token: `"cholesky"` finds every text `"cholesky_ex"`
     does."""
@@ -283,7 +305,6 @@ def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns) or "(?!)")
 
 
-@functools.cache
 def _compiled(
     patterns: tuple[TokenPattern, ...],
 ) -> tuple[tuple[str, re.Pattern[str] | LineSearch], ...]:
@@ -300,7 +321,6 @@ def _compiled(
     )
 
 
-@functools.cache
 def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """A dotted token's last name imported from its module (`from torch import compile as
     jit` for "torch.compile"): the file's text never spells the token, its aliases do.
@@ -315,7 +335,6 @@ def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]],
     return tuple(found)
 
 
-@functools.cache
 def _dotted_tails(tokens: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
     """For each dotted token `a.b.c`, each module prefix with what follows it: ("a.b", "c",
     "c") and ("a", "b.c", "b"), the last item the first name after the prefix."""
