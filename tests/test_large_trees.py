@@ -406,7 +406,7 @@ def test_rules_of_named_calls_skip_regions_that_name_none_of_them(
     assert not gate(frozenset({not_on, "torch"}), view)
 
 
-def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
+def test_the_stdlib_walks_are_ast_walks_in_its_order_without_the_contexts() -> None:
     sources = [
         Path(module.__file__).read_text(encoding="utf-8")
         for module in (accelerate.accelerator, accelerate.utils.dataclasses)
@@ -414,8 +414,10 @@ def test_the_stdlib_walks_are_ast_walks_in_its_order() -> None:
     trees = [ast.parse(source) for source in sources]
     kinds = (ast.ClassDef, ast.Call, ast.arg)
     for tree in (*trees, trees[0]):
-        walked = list(ast.walk(tree))
+        every = list(ast.walk(tree))
+        walked = [node for node in every if not isinstance(node, ast.expr_context)]
         assert [id(node) for node in ast_lines.walk(tree)] == [id(node) for node in walked]
+        assert len(walked) < len(every) * 3 // 4
         expected = [node for kind in kinds for node in walked if type(node) is kind]
         # Each file's own nodes, also when the last tree asked about was another.
         assert ast_lines.nodes_of(tree, kinds) == expected
