@@ -108,3 +108,54 @@ def test_the_pre_check_reads_names_through_imports_and_strings_in_any_case(
 ) -> None:
     tests = [cst.parse_expression(test)]
     assert device_regions._mentions_devices(tests, _resolve, NPU) is mentions
+
+
+def _chain_code(links: int) -> str:
+    """An `if` chain that tests the device but is no region at its head; an `elif` that
+    raises unless the device is CUDA heads a chain that is one."""
+    code = 'if kind == "a":\n    x = 1\n'
+    for index in range(links):
+        test, body = [
+            (f'kind == "k{index}"', f"x = {index}"),
+            ("torch.cuda.is_available() and big", f"x = {index}"),
+            ('device != "cuda"', 'raise ValueError("cuda only")'),
+            (f"isinstance(v, torch.cuda.Stream{index})", f"x = {index}"),
+        ][index % 4]
+        code += f"elif {test}:\n    {body}\n"
+    return code + "else:\n    x = -1\n"
+
+
+@pytest.mark.parametrize("links", [1, 4, 30])
+def test_each_elif_of_a_chain_is_decided_with_its_head_as_region_decides_it(links: int) -> None:
+    module = cst.parse_module(_chain_code(links))
+    head = next(iter(find_all(module, cst.If)))
+    chain = list(find_all(module, cst.If))
+    decisions: device_regions.Decisions = {}
+    assert device_regions.decided(decisions, head, _resolve, NPU) is None
+    kinds = set()
+    for link in chain:
+        assert decisions[id(link)][0] is link
+        alone = device_regions.region(link, _resolve, NPU)
+        assert decisions[id(link)][1] == alone
+        assert device_regions.decided(decisions, link, _resolve, NPU) == alone
+        kinds.add(None if alone is None else alone.kind)
+    # The suffixes differ: some leave the chain alone, some do not.
+    assert len(kinds) == 2 or links == 1
+
+
+def test_a_long_chain_reads_each_link_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = cst.parse_module(_chain_code(200))
+    head = next(iter(find_all(module, cst.If)))
+    assert device_regions.region(head, _resolve, NPU) is None
+    reads = []
+    real = device_regions.npu_aware_test
+
+    def counted(*args: object) -> str | None:
+        reads.append(args[0])
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(device_regions, "npu_aware_test", counted)
+    decisions: device_regions.Decisions = {}
+    device_regions.decided(decisions, head, _resolve, NPU)
+    assert len(decisions) == 201
+    assert len(reads) == len({id(test) for test in reads}) <= 201
