@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from migrator import data
+from migrator.analysis.ast_lines import nodes_of, walk
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
 from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.contract.rule import Example, PythonRule
@@ -41,7 +42,7 @@ def _star_names(call: cst.Call) -> set[str]:
 
 
 def _spells_fused(node: ast.AST) -> bool:
-    for inner in ast.walk(node):
+    for inner in walk(node):
         if isinstance(inner, ast.Call) and any(k.arg == "fused" for k in inner.keywords):
             return True
         if isinstance(inner, ast.Dict) and any(
@@ -54,7 +55,7 @@ def _spells_fused(node: ast.AST) -> bool:
 def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
     """Names the file assigns a mapping that chooses `fused` (anywhere in the file)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes_of(tree, (ast.Assign, ast.AnnAssign)):
         if isinstance(node, ast.Assign) and _spells_fused(node.value):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif (

@@ -35,7 +35,7 @@ from typing import cast
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import summary
+from migrator.analysis.ast_lines import summary, walk
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.analysis.cst_walk import children
 from migrator.core.target import Target
@@ -486,7 +486,7 @@ def _ast_tests(
     """Whether a word of `wanted` is among the words of a name or attribute in `node`, of
     what its names are bound to by imports, or inside one of its string literals (a
     superset of what `npu_aware_test` and `_tests_source` read)."""
-    for found in ast.walk(node):
+    for found in walk(node):
         kind = type(found)
         if kind is ast.Name:
             assert isinstance(found, ast.Name)
@@ -541,7 +541,7 @@ def may_leave_alone(
             for name, dotted in summary(statement).imports:
                 merged.setdefault(name, []).append(dotted)
             scope = merged
-        for node in ast.walk(statement):
+        for node in walk(statement):
             if isinstance(node, ast.If):
                 tests: list[ast.expr] = [link.test for link in _ast_chain(node)]
             elif isinstance(node, ast.Assert):
@@ -561,7 +561,7 @@ def _ast_mentions(node: ast.stmt, source: Sequence[str]) -> bool:
     string and bytes literal by its text, and comparisons that accept the target are not
     left out."""
     wanted = set(source)
-    for found in ast.walk(node):
+    for found in walk(node):
         if isinstance(found, ast.Constant):
             value = found.value
             if isinstance(value, bytes):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from migrator.analysis.ast_lines import nodes_of
 from migrator.analysis.bindings import dotted_parts, module_bindings
 
 # torch_npu's own GradScaler, whose step() passes grad_scaler=self to a fused optimizer.
@@ -31,9 +32,9 @@ def npu_scaler_line(tree: ast.Module) -> int | None:
     `GradScaler` imported from torch.cuda.amp by name becomes torch's own: NPU012)."""
     bindings = module_bindings(tree)
     lines: list[int] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Attribute, ast.Name)):
-            continue
+    # The walk other file facts share (`nodes_of`); the first line wins, in any order.
+    for node in nodes_of(tree, (ast.Attribute, ast.Name)):
+        assert isinstance(node, (ast.Attribute, ast.Name))
         parts = dotted_parts(node)
         if parts is None:
             continue

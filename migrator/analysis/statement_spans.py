@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, last_line, logical_groups
+from migrator.analysis.ast_lines import first_line, last_line, logical_groups, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +186,7 @@ def data_statements(
 def _is_data(statement: ast.stmt, words: Sequence[str]) -> bool:
     if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)):
         return False
-    for node in ast.walk(statement):
+    for node in walk(statement):
         if not isinstance(node, _DATA):
             return False
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
