@@ -16,7 +16,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator.analysis.positions import StatementPositions, code_positions
+from migrator.analysis.positions import StatementPositions, code_positions, module_code
 from migrator.analysis.statement_spans import region_spans, statement_starts
 from migrator.contract.rule import _STATEMENTS
 from migrator.formats.sources import split_lines
@@ -69,6 +69,30 @@ def test_code_positions_equal_the_metadata_wrappers(name: str) -> None:
         for node, where in expected.items()
     }
     assert dict(code_positions(module)) == as_tuples
+
+
+def test_module_code_is_libcsts_code_of_every_source_and_an_edited_tree() -> None:
+    sources = [*SOURCES.values(), *(path.read_text("utf-8") for path in ACCELERATE[:4])]
+    for source in sources:
+        module = cst.parse_module(source)
+        assert module_code(module) == module.code
+    assert module_code(cst.parse_module(sources[-1])) == sources[-1]
+    # A tree a transform built: new nodes with default whitespace, a changed string.
+    edited = cst.parse_module(SOURCES["nested"]).visit(_Retarget())
+    assert module_code(edited) == edited.code
+    assert '"npu"' in module_code(edited)
+
+
+class _Retarget(cst.CSTTransformer):
+    def leave_SimpleString(
+        self, original_node: cst.SimpleString, updated_node: cst.SimpleString
+    ) -> cst.BaseExpression:
+        return cst.parse_expression('"npu"') if updated_node.value == '"cuda"' else updated_node
+
+
+ACCELERATE = sorted(
+    Path(accelerate.__file__).parent.rglob("*.py"), key=lambda path: -path.stat().st_size
+)
 
 
 # Real code: accelerate's largest modules and LibCST's expression nodes; and shapes the

@@ -6,7 +6,8 @@ generation state splits every token with a regex and builds two frozen dataclass
 node. `code_positions` runs the module's code generation (`Module._codegen`, a name
 LibCST does not export) with a state of its own that gives the same positions as plain
 tuples, for about a third of the time: `tests/test_positions.py` checks it against the
-public wrapper and pins the libcst versions `pyproject.toml` allows.
+public wrapper and pins the libcst versions `pyproject.toml` allows. `module_code` is
+`Module.code` with a state that records no position, a quarter faster.
 """
 
 from __future__ import annotations
@@ -111,6 +112,48 @@ class _PositionState(CodegenState):
         end_node: cst.CSTNode | None = None,
     ) -> _Syntactic:
         return _Syntactic(self, node, start_node, end_node)
+
+
+class _NoPosition:
+    """The context a node's code generation records its position in, recording nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        return None
+
+
+_NO_POSITION = _NoPosition()
+
+
+class _CodeState(CodegenState):
+    """`CodegenState` without its position context, a generator wrapped by
+    `contextlib.contextmanager` that every node's code generation enters (a quarter of
+    the time `Module.code` takes)."""
+
+    def record_syntactic_position(  # type: ignore[override]
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
+    ) -> _NoPosition:
+        return _NO_POSITION
+
+
+def module_code(module: cst.Module) -> str:
+    """`module.code` (what `Module.code_for_node` does, with `_CodeState`)."""
+    state = _CodeState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    return "".join(state.tokens)
 
 
 def code_positions(module: cst.Module) -> Mapping[cst.CSTNode, Span]:

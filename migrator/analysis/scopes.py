@@ -32,6 +32,7 @@ from migrator.analysis.positions import (
     StatementPositions,
     code_positions,
     first_token,
+    module_code,
 )
 from migrator.analysis.statements import suites
 
@@ -65,7 +66,7 @@ class PassCache:
         """`module.code`, without generating it again when the engine already has it (on a
         large module, generating its code takes as long as a rule's pass)."""
         if self._code is None or self._code[0] is not module:
-            self._code = (module, module.code)
+            self._code = (module, module_code(module))
         return self._code[1]
 
     def positions(self, module: cst.Module) -> Mapping[cst.CSTNode, Span]:

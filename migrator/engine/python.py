@@ -63,7 +63,7 @@ from migrator.analysis.bindings import (
     module_bindings,
 )
 from migrator.analysis.occurrences import Occurrences, any_between, finder
-from migrator.analysis.positions import StartLines
+from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
 from migrator.analysis.statement_spans import (
     Spanned,
@@ -740,8 +740,8 @@ class _Run:
             edits = ctx.edits
             if edits:
                 # Keep reporting original line numbers after a pass that added lines.
-                code = module.code if code is None else code
-                new_code = new_module.code
+                code = module_code(module) if code is None else code
+                new_code = module_code(new_module)
                 if new_code.count("\n") != code.count("\n"):
                     line_map = remap_lines(code, new_code, line_map)
                 code = new_code
@@ -1072,8 +1072,10 @@ def _whole_pass(
     source = code if original is None else original
     module = run.transform(module, rules, 0, ":=" in source, code, line_map)
     if run.imports:
-        module = _apply_imports(module, run.imports)
-    return module.code
+        return module_code(_apply_imports(module, run.imports))
+    # The passes' code: the text itself where none edited it (LibCST's code generation
+    # gives back the text it parsed).
+    return run.code if run.code is not None else module_code(module)
 
 
 # A module this long is parsed for its whole-module rules with stand-ins for its tables
@@ -1422,7 +1424,7 @@ def _by_region(
             # so the region's text stands and generating its code again is skipped.
             return None
         # The passes generated the edited tree's code already.
-        new_code = transformed.code if run.code is None else run.code
+        new_code = module_code(transformed) if run.code is None else run.code
         if not new_code.startswith(header) or not new_code.endswith(trailer):
             if trailer:
                 raise _StandIn
