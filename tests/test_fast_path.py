@@ -395,6 +395,19 @@ def test_a_file_whose_lines_end_in_a_lone_cr_migrates_as_on_the_full_path() -> N
     assert (fast.text, fast.findings) == (full.text, full.findings)
 
 
+@pytest.mark.parametrize("full", [False, True])
+def test_a_lone_cr_files_last_line_keeps_its_ending_edited_or_not(full: bool) -> None:
+    # LibCST reads a last line ending in a lone "\r" as one without a line ending, and
+    # generated the file without it: an edited file lost it, and so did one a rule's
+    # tokens brought to LibCST that no rule edited (shown as a change of one byte).
+    edited = "import torch\rx = torch.ones(1).cuda()\r"
+    untouched = 'import torch\rx = torch.ones(1)\rprint("cuda")\r'
+    done = migrate_python(edited, "m.py", RULES, NPU, RuleOptions(), full=full)
+    assert done.text == "import torch\rx = torch.ones(1).npu()\r"
+    same = migrate_python(untouched, "m.py", RULES, NPU, RuleOptions(), full=full)
+    assert same.text == untouched
+
+
 def test_a_migrated_file_leaves_no_cycle_holding_its_trees() -> None:
     # A file's trees must go by reference count when it is done: held in a cycle, they
     # were walked by every young collection until the collector freed them (on

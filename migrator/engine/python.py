@@ -122,13 +122,18 @@ def parse_ast(text: str) -> ast.Module:
 
 def parse_cst(text: str, line_offset: int = 0) -> cst.Module:
     try:
-        return cst.parse_module(text)
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise SourceError(
             f"LibCST cannot parse: {error.message}", error.raw_line + line_offset
         ) from None
     except RecursionError:
         raise SourceError("LibCST cannot parse: nesting too deep") from None
+    if text.endswith("\r") and not module.has_trailing_newline:
+        # LibCST reads a last line that ends in a lone "\r" as one with no line ending,
+        # and its code then drops the "\r": an edited file lost its last line's ending.
+        return module.with_changes(has_trailing_newline=True)
+    return module
 
 
 def _is_string_statement(node: ast.stmt) -> bool:
