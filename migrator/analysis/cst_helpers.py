@@ -405,22 +405,17 @@ def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-class _AvailabilityTest(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if AVAILABILITY.match(node.value):
-            self.found = True
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if AVAILABILITY.match(node.attr.value):
-            self.found = True
-
-
 def is_availability_test(test: cst.BaseExpression) -> bool:
     """Whether an `if` test asks if an optional package is there (`is_x_available()`, or
-    `TYPE_CHECKING`); the stdlib-ast twin is `migrator.analysis.bindings`'."""
-    finder = _AvailabilityTest()
-    cst_walk.visit(test, finder)
-    return finder.found
+    `TYPE_CHECKING`): a name in it, an attribute's included, says so (the stdlib-ast twin
+    is `migrator.analysis.bindings`'). A walk that stops at the first such name (every
+    `if` of a function whose names a rule resolves is asked)."""
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            if AVAILABILITY.match(current.value):
+                return True
+            continue
+        stack.extend(cst_walk.children(current))
+    return False
