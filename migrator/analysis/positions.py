@@ -12,6 +12,7 @@ public wrapper and pins the libcst versions `pyproject.toml` allows. `module_cod
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Mapping, Sequence
@@ -114,24 +115,8 @@ class _PositionState(CodegenState):
         return _Syntactic(self, node, start_node, end_node)
 
 
-class _NoPosition:
-    """The context a node's code generation records its position in, recording nothing."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        return None
-
-
-_NO_POSITION = _NoPosition()
+# The context a node's code generation records its position in, recording nothing.
+_NO_POSITION: contextlib.nullcontext[None] = contextlib.nullcontext()
 
 
 class _CodeState(CodegenState):
@@ -140,12 +125,8 @@ class _CodeState(CodegenState):
     the time `Module.code` takes)."""
 
     def record_syntactic_position(  # type: ignore[override]
-        self,
-        node: cst.CSTNode,
-        *,
-        start_node: cst.CSTNode | None = None,
-        end_node: cst.CSTNode | None = None,
-    ) -> _NoPosition:
+        self, *args: object, **kwargs: object
+    ) -> contextlib.nullcontext[None]:
         return _NO_POSITION
 
 
