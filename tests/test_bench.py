@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks import bench
+from migrator.engine import write_index
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,3 +40,21 @@ def test_the_startup_figures_are_the_cpu_seconds_of_the_three_cases(tmp_path: Pa
     figures = json.loads(figures_file.read_text())
     for case in ("version", "no_token_run", "one_file_run"):
         assert figures[f"startup_{case}_cpu_s"] > 0
+
+
+def test_a_stale_trigger_index_is_named_before_anything_is_timed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert bench.stale_indexes() == [], "the committed indexes are current"
+    old, current = tmp_path / "old" / "triggers.json", tmp_path / "current" / "triggers.json"
+    for path in (old, current):
+        path.parent.mkdir()
+        path.write_text("{}\n")
+    missing = tmp_path / "missing" / "triggers.json"
+    given = {old: '{"rules": []}\n', current: "{}\n", missing: "{}\n"}
+    monkeypatch.setattr(write_index, "expected", lambda: given)
+    assert bench.stale_indexes() == [old, missing]
+    monkeypatch.setattr(bench, "time_startup", lambda runs: {})
+    assert bench.main(["--startup", "--runs", "1"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "stale" in line]
+    assert len(warnings) == 2 and str(old) in warnings[0] and "write_index" in warnings[0]
