@@ -307,15 +307,14 @@ class _Links:
     def __init__(self, resolve: Resolve, target: Target) -> None:
         self.resolve = resolve
         self.target = target
-        self._found: dict[tuple[str, int], tuple[cst.If, object]] = {}
+        # By the link's id: the chain's links, held by the caller, outlive this object.
+        self._found: dict[tuple[str, int], object] = {}
 
     def _of(self, what: str, link: cst.If, work: Callable[[], object]) -> object:
-        known = self._found.get((what, id(link)))
-        if known is not None and known[0] is link:
-            return known[1]
-        value = work()
-        self._found[(what, id(link))] = (link, value)
-        return value
+        key = (what, id(link))
+        if key not in self._found:
+            self._found[key] = work()
+        return self._found[key]
 
     def mentions_devices(self, link: cst.If) -> bool:
         work = partial(_mentions_devices, [link.test], self.resolve, self.target)

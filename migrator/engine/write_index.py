@@ -22,12 +22,21 @@ def expected() -> dict[Path, str]:
     return found
 
 
+def stale() -> dict[Path, str]:
+    """The index files whose text is not what their rules give now (missing ones too),
+    with the text each should hold: a run then imports all of a package's rules to read
+    their triggers."""
+    return {
+        path: text
+        for path, text in expected().items()
+        if (path.read_text(encoding="utf-8") if path.exists() else None) != text
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    for path, text in expected().items():
-        old = path.read_text(encoding="utf-8") if path.exists() else None
-        if old != text:
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path}")
+    for path, text in stale().items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
     return 0
 
 
