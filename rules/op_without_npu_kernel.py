@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrator import data
 from migrator.analysis.ast_lines import calls_or_imports
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import FileView, Trigger
+from migrator.contract.trigger import FileView, TokenPattern, Trigger
 from migrator.contract.unsupported import fill
 from migrator.core.model import FixAvailability
 from migrator.core.project import ProjectView
@@ -33,6 +35,23 @@ def _candidates() -> tuple[str, ...]:
         missing |= {op for op in data.backend_ops() if data.lacks_npu_kernel(version, op)}
     names = {op.removeprefix("linalg_").removeprefix("special_") for op in missing}
     return tuple(sorted(name for name in names if not name.startswith("_")))
+
+
+def _called_or_imported() -> tuple[TokenPattern, ...]:
+    """The file gate (`needs`): a call by qualified name spells the operator after a dot
+    (`torch.hypot`, `F.huber_loss`, `th.special.xlogy`) or names it in an import (`from
+    torch import hypot as h`); a docstring or a `def lgamma` does neither. Each dot
+    pattern's literal is its operator's name (a literal "." would make the pre-filter's
+    scan keep every dot of a file)."""
+    names = _candidates()
+    alternation = "|".join(map(re.escape, names))
+    return (
+        *(TokenPattern(name, rf"\.[\s\\]*{re.escape(name)}\b") for name in names),
+        TokenPattern(
+            "import",
+            rf"import[ \t]*(?:\([^)]*?|(?:[^\n\\]|\\[\s\S])*?)\b(?:{alternation})\b",
+        ),
+    )
 
 
 def lacking_op(name: str, project: ProjectView) -> str | None:
@@ -95,6 +114,7 @@ class OpWithoutNpuKernel(PythonRule):
     summary = "Report torch operators with no NPU kernel in the target torch-npu (CPU fallback)."
     trigger = Trigger(
         tokens=_candidates(),
+        needs=_called_or_imported(),
         words=True,
         statement_gate=calls_or_imports,
         names=_names_gate,

@@ -83,6 +83,12 @@ class TorchVersionDrift(PythonRule):
     trigger = Trigger(
         tokens=("torch.accelerator", "torch.amp", "torch.cuda", "torch.npu", "torch_npu"),
         patterns=(TokenPattern("torch", r"\bimport\b[^\n]*\btorch\b|\bfrom\s+torch\b"),),
+        # Each of those ways names a checked module: the pattern alone is in nearly
+        # every file of a torch project.
+        needs=(
+            *(TokenPattern(name, rf"\b{name}\b") for name in ("accelerator", "amp", "cuda", "npu")),
+            TokenPattern("torch_npu", "torch_npu"),
+        ),
         words=True,
         names=_names_gate,
         local=True,

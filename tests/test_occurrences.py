@@ -160,9 +160,9 @@ def test_the_pre_filter_lines_and_regions_agree_with_searching_the_text(
     assert one_line, "a rule declares a one-line pattern"
     # One-line patterns tried on the lines of their literal find the lines a search finds.
     assert hot_lines_of(text, lines, every, found, one_line) == hot_lines_of(text, lines, every)
-    # Every file holds some rule's token; all but LibCST's some region a rule searches.
-    assert matched
-    assert searched or name == "expression.py"
+    # Every file but LibCST's (no torch in it: the operator names NPU080 once matched in
+    # its docstrings are not called) holds some rule's token and some region it searches.
+    assert (matched and searched) or name == "expression.py"
 
 
 def _lines_by_regex(text: str, lines: list[str], pattern: str) -> list[int]:

@@ -128,7 +128,7 @@ def test_the_indexes_describe_every_rule_as_its_class_does() -> None:
             rule.priority,
             loaded.packages[rule],
         )
-        for name in ("tokens", "patterns", "unit", "paths", "files", "notebooks"):
+        for name in ("tokens", "patterns", "needs", "unit", "paths", "files", "notebooks"):
             assert getattr(entry.trigger, name) == getattr(rule.trigger, name), rule.code
         assert (entry.trigger.always is None) == (rule.trigger.always is None), rule.code
         assert entry.action == getattr(rule, "action", None), rule.code

@@ -12,6 +12,13 @@ engine's business. The trigger holds
   `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` nor in a string literal
   (`{'name': 'allow_tf32'}`; an f-string's text counts as code); a word boundary is
   checked only at a token's ends that are word characters;
+- `needs`: `TokenPattern`s of which at least one must occur in a file besides a token or
+  pattern, where the text that brings a rule in is far commoner than the text it acts on:
+  NPU078's `import torch` pattern is in nearly every file of a torch project, but the
+  rule acts only where a module it checks is named (`cuda`, `amp`, ...); NPU080's
+  operator names occur in docstrings and definitions, but it reports only calls, spelt
+  `.op(` or through an import of `op`. A file that holds none is not parsed for the rule
+  (`matches` says no); inside a file that does, the tokens and patterns decide as before;
 - `unit`: what one pass of the rule sees: one top-level statement or method
   (`Unit.STATEMENT`, the default), the whole module (`Unit.MODULE`), or a text file
   (`Unit.FILE`, every `TextRule`);
@@ -62,7 +69,7 @@ import enum
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -145,6 +152,7 @@ class Trigger:
 
     tokens: tuple[str, ...] = ()
     patterns: tuple[TokenPattern, ...] = ()
+    needs: tuple[TokenPattern, ...] = ()
     words: bool = False
     unit: Unit = Unit.STATEMENT
     paths: tuple[str, ...] = ()
@@ -179,21 +187,38 @@ class Trigger:
         )
 
     def matches(self, text: str, found: Occurrences | None = None) -> bool:
-        """Whether a token, a pattern or a token's from-import alias occurs in `text`
-        (`found`: where the rules' literals occur in it, `Finder.scan(text)`, which
-        answers "does this literal occur" without reading the text again)."""
+        """Whether a token, a pattern or a token's from-import alias occurs in `text`, and
+        one of the `needs` where there are some (`found`: where the rules' literals occur
+        in it, `Finder.scan(text)`, which answers "does this literal occur" without
+        reading the text again)."""
         search = self._search
-        has: Callable[[str], bool]
-        if found is not None and found.text is text:
-            has = found.has
+        has: Callable[[str], bool] = text.__contains__
+        starts: Callable[[str], Iterable[int]] = _finds(text)
+        scanned = found is not None and found.text is text
+        if found is not None and scanned:
+            has, starts = found.has, found.starts
+        if not self._brought(text, has, starts, scanned):
+            return False
+        return not search.needs or any(
+            has(need.literal) and need.occurs(text, starts) for need in search.needs
+        )
+
+    def _brought(
+        self,
+        text: str,
+        has: Callable[[str], bool],
+        starts: Callable[[str], Iterable[int]],
+        scanned: bool,
+    ) -> bool:
+        """Whether a token, a pattern or a token's from-import alias occurs in `text`."""
+        search = self._search
+        if scanned:
             if any(has(token) for token in search.needed):
                 return True
-        else:
-            has = text.__contains__
-            if search.holds_token(text):
-                return True
-        for guard, pattern in search.patterns:
-            if has(guard) and pattern.search(text):
+        elif search.holds_token(text):
+            return True
+        for pattern in search.patterns:
+            if has(pattern.literal) and pattern.occurs(text, starts):
                 return True
         if any(
             has(name) and _imports_name(text, name, statements)
@@ -207,7 +232,7 @@ class Trigger:
         """What `matches` reads of the tokens and patterns, made once per trigger (a cache
         keyed by the tokens hashed all of them on each of the run's calls, four per rule
         and file; a words rule has 142 tokens)."""
-        return _Search(self.tokens, self.patterns)
+        return _Search(self.tokens, self.patterns, self.needs)
 
     def literals(self) -> tuple[str, ...]:
         """Every literal `matches` and the engine's region search ask about: the tokens,
@@ -219,6 +244,7 @@ class Trigger:
         return (
             *self.tokens,
             *(pattern.literal for pattern in self.patterns),
+            *(pattern.literal for pattern in self.needs),
             *(name for name, _ in search.from_imports),
             *(first for _, _, first in search.tails),
             *(part_literal(part) for part in self.token_regexes()),
@@ -255,16 +281,23 @@ _MANY_TOKENS = 20
 class _Search:
     """A trigger's tokens and patterns as `Trigger.matches` searches a text: the tokens
     that hold no other token, each pattern with its literal, each dotted token's last
-    name with its module's from-import statements, and the dotted tokens' module
-    prefixes (`_dotted_tails`); where there are many tokens, one alternation of them,
-    compiled when a text is first searched without its literals' scan (`holds_token`:
-    faster than `in` one by one; most runs never need it)."""
+    name with its module's from-import statements, the dotted tokens' module prefixes
+    (`_dotted_tails`) and the `needs`, each with its literal; where there are many
+    tokens, one alternation of them, compiled when a text is first searched without its
+    literals' scan (`holds_token`: faster than `in` one by one; most runs never need
+    it)."""
 
-    __slots__ = ("_alternation", "from_imports", "needed", "patterns", "tails")
+    __slots__ = ("_alternation", "from_imports", "needed", "needs", "patterns", "tails")
 
-    def __init__(self, tokens: tuple[str, ...], patterns: tuple[TokenPattern, ...]) -> None:
+    def __init__(
+        self,
+        tokens: tuple[str, ...],
+        patterns: tuple[TokenPattern, ...],
+        needs: tuple[TokenPattern, ...] = (),
+    ) -> None:
         self.needed = _needed(tokens)
         self.patterns = _compiled(patterns)
+        self.needs = _compiled(needs)
         self.from_imports = _from_imports(tokens)
         self.tails = _dotted_tails(tokens)
         self._alternation: re.Pattern[str] | None = None
@@ -305,20 +338,58 @@ def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns) or "(?!)")
 
 
-def _compiled(
-    patterns: tuple[TokenPattern, ...],
-) -> tuple[tuple[str, re.Pattern[str] | LineSearch], ...]:
-    from migrator.analysis.ast_lines import LineSearch
+def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[_Pattern, ...]:
+    return tuple(_Pattern(pattern) for pattern in patterns)
 
-    return tuple(
-        (
-            pattern.literal,
+
+_LED_HEAD = 3
+
+
+class _Pattern:
+    """A `TokenPattern` as `Trigger.matches` looks for it. Where each of its top-level
+    alternatives begins with a literal of three characters or more (`part_literal`:
+    after a leading `\\b` or lookbehind), each alternative is tried with `match` at that
+    literal's occurrences only: `re` tries a pattern led by `\\b` at every position of a
+    text (NPU078's `\\bamp\\b` cost 0.46 CPU s over 772 of torch's files, found in few).
+    Otherwise the regex is searched (a `one_line` one on the lines that hold its
+    literal)."""
+
+    __slots__ = ("_led", "_regex", "literal")
+
+    def __init__(self, pattern: TokenPattern) -> None:
+        from migrator.analysis.ast_lines import LineSearch, alternatives, part_literal
+
+        self.literal = pattern.literal
+        self._regex: re.Pattern[str] | LineSearch = (
             LineSearch(pattern.literal, pattern.regex)
             if pattern.one_line
-            else re.compile(pattern.regex),
+            else re.compile(pattern.regex)
         )
-        for pattern in patterns
-    )
+        led = [(part_literal(part), part) for part in alternatives(pattern.regex)]
+        self._led: tuple[tuple[str, re.Pattern[str]], ...] | None = None
+        # A head of one or two characters (".") occurs too often to visit each occurrence.
+        if not pattern.one_line and all(len(head) >= _LED_HEAD for head, _ in led):
+            self._led = tuple((head, re.compile(part)) for head, part in led)
+
+    def occurs(self, text: str, starts: Callable[[str], Iterable[int]]) -> bool:
+        """Whether the pattern matches in `text` (`starts`: where a literal occurs in it)."""
+        if self._led is None:
+            return self._regex.search(text) is not None
+        return any(
+            regex.match(text, at) is not None for head, regex in self._led for at in starts(head)
+        )
+
+
+def _finds(text: str) -> Callable[[str], Iterator[int]]:
+    """Where a literal occurs in `text`, each start in turn."""
+
+    def starts(literal: str) -> Iterator[int]:
+        at = text.find(literal)
+        while at >= 0:
+            yield at
+            at = text.find(literal, at + 1)
+
+    return starts
 
 
 def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:

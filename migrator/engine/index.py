@@ -8,7 +8,7 @@ ships `triggers.json`, written from the rule classes themselves by
     python -m migrator.engine.write_index
 
 It holds, per rule, what the registry and the engine's pre-filter read: code, name,
-module, class, priority, kind (Python or text) and the trigger's tokens, patterns, unit,
+module, class, priority, kind (Python or text) and the trigger's tokens, patterns, needs, unit,
 paths, files and notebooks, and where its `always` function lives (the pre-filter calls
 it; `migrator.contract.expected` and `migrator.contract.entries` hold LibCST-free ones).
 Gates, statement gates and facts are only read once a rule is imported for a file.
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 INDEX_FILE = "triggers.json"
 COMMAND = "python -m migrator.engine.write_index"
 # The Trigger fields the index writes as data; the callables are written apart.
-_DATA_FIELDS = ("tokens", "patterns", "words", "unit", "paths", "files", "notebooks")
+_DATA_FIELDS = ("tokens", "patterns", "needs", "words", "unit", "paths", "files", "notebooks")
 _CALLABLE_FIELDS = ("gate", "statement_gate", "names", "region", "always", "facts")
 # Fields the engine reads only inside a file, from the imported rule class: not indexed.
 _CLASS_FIELDS = ("local", "elements", "skips_data")
@@ -140,6 +140,7 @@ def entry_of(rule: type[Rule], package: str) -> dict[str, Any]:
         "patterns": [
             [pattern.literal, pattern.regex, pattern.one_line] for pattern in trigger.patterns
         ],
+        "needs": [[pattern.literal, pattern.regex, pattern.one_line] for pattern in trigger.needs],
         "words": trigger.words,
         "unit": trigger.unit.value,
         "paths": list(trigger.paths),
@@ -155,6 +156,7 @@ def _entry(data: dict[str, Any]) -> RuleEntry:
     trigger = Trigger(
         tokens=tuple(data["tokens"]),
         patterns=tuple(TokenPattern(*pattern) for pattern in data["patterns"]),
+        needs=tuple(TokenPattern(*pattern) for pattern in data["needs"]),
         words=bool(data["words"]),
         unit=Unit(data["unit"]),
         paths=tuple(data["paths"]),

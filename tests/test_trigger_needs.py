@@ -1,0 +1,164 @@
+"""A trigger's `needs`: a file that holds a rule's token but none of its needs is not parsed
+for the rule, and every spelling the rule acts on holds one (NPU078's checked modules,
+NPU080's operators called by qualified name)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import accelerate
+import pytest
+
+from migrator.analysis.bindings import module_bindings
+from migrator.analysis.occurrences import finder
+from migrator.contract.rule import RuleOptions
+from migrator.contract.trigger import TokenPattern, Trigger, _finds, _Pattern
+from migrator.core.project import EMPTY as EMPTY_PROJECT
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.python import migrate_python
+from rules.op_without_npu_kernel import OpWithoutNpuKernel, lacking_op
+from rules.torch_version_drift import TorchVersionDrift
+
+NEEDY = Trigger(tokens=("torch",), needs=(TokenPattern("cuda", r"\bcuda\b"),))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import torch\nx = torch.zeros(1)\n", False),  # the token, no need
+        ("import torch\nx = torch.cuda\n", True),
+        ("import torch\nx = torch._cuda_init\n", False),  # the literal, not the pattern
+        ("x = cuda\n", False),  # a need, no token
+    ],
+)
+def test_a_trigger_with_needs_matches_only_a_text_that_holds_one(text: str, expected: bool) -> None:
+    assert NEEDY.matches(text) is expected
+    # The pre-filter's scan of the literals gives the same answer.
+    assert "cuda" in NEEDY.literals()
+    assert NEEDY.matches(text, finder(frozenset(NEEDY.literals())).scan(text)) is expected
+
+
+def _reports(rule: type, code: str, text: str) -> list[int]:
+    """The lines the rule reports on the full path; the fast path must report the same."""
+    full = migrate_python(text, "m.py", [rule], NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "m.py", [rule], NPU, RuleOptions())
+    assert (fast.text, fast.findings) == (full.text, full.findings), text
+    return [finding.line for finding in full.findings if finding.code == code]
+
+
+def _lacking() -> list[tuple[str, str]]:
+    """(module, function) of every operator NPU080 reports in the default release
+    (`torch.nn.functional`'s are `torch`'s ops under another name)."""
+    return [
+        (module, token)
+        for token in OpWithoutNpuKernel.trigger.tokens
+        for module in ("torch", "torch.linalg", "torch.special")
+        if lacking_op(f"{module}.{token}", EMPTY_PROJECT) is not None
+    ]
+
+
+def _op_spellings(module: str, function: str) -> list[str]:
+    """Ways to call `module.function` that NPU080 resolves to its qualified name (an op
+    of `torch` also through `torch.nn.functional`)."""
+    functional = [f"import torch.nn.functional as F\ny = F.{function}(a)\n"]
+    return [
+        *(functional if module == "torch" else []),
+        f"import torch\ny = {module}.{function}(a)\n",
+        f"import {module} as m\ny = m.{function}(a)\n",
+        f"from {module} import {function} as f\ny = f(a)\n",
+        f"from {module} import (\n    x,\n    {function},\n)\ny = {function}(a)\n",
+        f"from {module} import \\\n    {function}\ny = {function}(a)\n",
+        f"import torch\ny = ({module}\n     .{function}(a))\n",
+        f"import torch\ny = {module}.\\\n    {function}(a)\n",
+        f"def run(a):\n    from {module} import {function}\n    return {function}(a)\n",
+    ]
+
+
+def test_every_spelling_of_a_call_npu080_reports_passes_its_needs() -> None:
+    lacking = _lacking()
+    assert len(lacking) > 20 and {module for module, _ in lacking} >= {"torch", "torch.linalg"}
+    trigger = OpWithoutNpuKernel.trigger
+    for module, function in lacking:
+        for text in _op_spellings(module, function):
+            assert trigger.matches(text), text
+    # On a sample the rule reports each spelling, on both paths alike.
+    for module, function in lacking[:: max(1, len(lacking) // 4)]:
+        for text in _op_spellings(module, function):
+            assert _reports(OpWithoutNpuKernel, "NPU080", text), text
+
+
+def test_npu080_skips_a_file_that_only_defines_or_documents_an_operator() -> None:
+    trigger = OpWithoutNpuKernel.trigger
+    for _, function in _lacking():
+        text = f'def {function}(a):\n    """The {function} of a."""\n    return a\n'
+        text += f'N = "{function}"\n'
+        assert not trigger.matches(text), function
+        assert not _reports(OpWithoutNpuKernel, "NPU080", text)
+
+
+def test_npu080_finds_an_operator_a_notebooks_earlier_cell_imported() -> None:
+    module, function = _lacking()[0]
+    earlier = module_bindings(ast.parse(f"from {module} import {function}\n"))
+    cell = f"y = {function}(a)\n"
+    assert not OpWithoutNpuKernel.trigger.matches(cell)
+    found = migrate_python(cell, "nb.ipynb", [OpWithoutNpuKernel], NPU, RuleOptions(),
+                           inherited=earlier)  # fmt: skip
+    assert [finding.code for finding in found.findings] == ["NPU080"]
+
+
+MODULE_SPELLINGS = [
+    "import torch as th\nindex = th.accelerator.device_index()\n",
+    "from torch import accelerator as acc\nindex = acc.device_index()\n",
+    "import torch.cuda as tc\nx = tc.not_a_cuda_function()\n",
+    "from torch.amp import not_an_amp_name\n",
+    "import torch\n\n\ndef f():\n    import torch as t\n    return t.npu.not_an_npu_name()\n",
+    "import torch_npu\nx = torch_npu.not_a_torch_npu_name\n",
+]
+
+
+@pytest.mark.parametrize("text", MODULE_SPELLINGS)
+def test_every_spelling_of_a_name_npu078_reports_passes_its_needs(text: str) -> None:
+    assert TorchVersionDrift.trigger.matches(text)
+    assert _reports(TorchVersionDrift, "NPU078", text)
+
+
+def test_npu078_skips_a_file_that_imports_torch_and_names_no_module_it_checks() -> None:
+    text = "import torch\nfrom torch import nn\nx = torch.zeros(1, device=device)\n"
+    assert TorchVersionDrift.trigger.matches(text.replace("zeros(1", "cuda.zeros(1"))
+    assert not TorchVersionDrift.trigger.matches(text)
+
+
+def _pattern_texts() -> list[str]:
+    files = sorted(Path(accelerate.__file__).parent.rglob("*.py"))[:24]
+    edges = [
+        "clamp = example\n",
+        "import torch.cuda.amp as amp\n",
+        "x = re.compile(p)\ny = torch.compile(m)\n",
+        "from  torch import hypot\n",
+        "importtorch\n",
+        "",
+    ]
+    return [*edges, *(file.read_text(encoding="utf-8") for file in files)]
+
+
+def test_each_rules_patterns_and_needs_match_where_the_regex_searched_finds_them() -> None:
+    texts = _pattern_texts()
+    led = 0
+    for rule in registry.load().rules:
+        for pattern in (*rule.trigger.patterns, *rule.trigger.needs):
+            if pattern.one_line:
+                continue
+            found = _Pattern(pattern)
+            led += found._led is not None
+            regex = re.compile(pattern.regex)
+            literals = frozenset(rule.trigger.literals())
+            for text in texts:
+                expected = regex.search(text) is not None
+                assert found.occurs(text, _finds(text)) is expected, (rule.code, pattern, text[:80])
+                scan = finder(literals).scan(text)
+                assert found.occurs(text, scan.starts) is expected, (rule.code, pattern)
+    # Most are tried at their literal's occurrences (NPU078's, NPU080's import).
+    assert led >= 5
