@@ -4,6 +4,7 @@ final newlines and permissions survive; writes are atomic; the walk skips what i
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -170,3 +171,23 @@ def test_symlinks_are_not_followed_out_of_path(tmp_path: Path) -> None:
     assert (root / "own.py").read_text() == MIGRATED
     assert "link.py: skipped (symbolic link" in result.stderr
     assert "linked_dir: skipped (symbolic link to a folder" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a",
+        "a\n",
+        "a\r\nb\rc\n\nd",
+        "\r\r\n\n",
+        # Characters `str.splitlines` breaks at and Python's tokenizer does not.
+        "x = 1\x0c\ny = '\x0b'\n",
+        "s = '\x1c\x1d\x1e'\r\nt = '\x85'\n",
+        "u = '\u2028\u2029'\nv = 2",
+    ],
+)
+def test_lines_split_only_where_pythons_tokenizer_ends_a_line(text: str) -> None:
+    expected = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+    assert sources.split_lines(text) == expected
+    assert "".join(sources.split_lines(text)) == text
