@@ -375,6 +375,23 @@ def part_literal(part: str) -> str:
     return _literal_head(part[2:] if part.startswith("\\b") else part)
 
 
+def literal_led(part: str) -> tuple[str, str] | None:
+    """(`part_literal(part)`, `part` from that literal on: without a leading `\\b` or
+    lookbehind), or None where `part` has no literal head. Python's `re` searches a regex
+    that begins with a literal by scanning for the literal, and tries one led by `\\b` or
+    a lookbehind at every position of the text."""
+    head = part_literal(part)
+    if not head:
+        return None
+    rest = part[2:] if part.startswith("\\b") else part
+    if rest.startswith(("(?<=", "(?<!")):
+        close = _group_end(rest, 0)
+        if close is None:
+            return None
+        rest = rest[close:]
+    return head, rest
+
+
 def _literal_head(regex: str) -> str:
     """The text every match of `regex` begins with: its leading word characters and
     escaped dots (after a leading lookbehind, which matches no text), less the last one

@@ -69,7 +69,7 @@ import enum
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -192,24 +192,18 @@ class Trigger:
         in it, `Finder.scan(text)`, which answers "does this literal occur" without
         reading the text again)."""
         search = self._search
-        has: Callable[[str], bool] = text.__contains__
-        starts: Callable[[str], Iterable[int]] = _finds(text)
         scanned = found is not None and found.text is text
-        if found is not None and scanned:
-            has, starts = found.has, found.starts
-        if not self._brought(text, has, starts, scanned):
+        has: Callable[[str], bool] = (
+            found.has if found is not None and scanned else text.__contains__
+        )
+        if not self._brought(text, has, scanned):
             return False
+        # The needs' literals are not among the pre-filter's (`literals`): `in` answers.
         return not search.needs or any(
-            has(need.literal) and need.occurs(text, starts) for need in search.needs
+            need.literal in text and need.occurs(text) for need in search.needs
         )
 
-    def _brought(
-        self,
-        text: str,
-        has: Callable[[str], bool],
-        starts: Callable[[str], Iterable[int]],
-        scanned: bool,
-    ) -> bool:
+    def _brought(self, text: str, has: Callable[[str], bool], scanned: bool) -> bool:
         """Whether a token, a pattern or a token's from-import alias occurs in `text`."""
         search = self._search
         if scanned:
@@ -218,7 +212,7 @@ class Trigger:
         elif search.holds_token(text):
             return True
         for pattern in search.patterns:
-            if has(pattern.literal) and pattern.occurs(text, starts):
+            if has(pattern.literal) and pattern.occurs(text):
                 return True
         if any(
             has(name) and _imports_name(text, name, statements)
@@ -244,7 +238,6 @@ class Trigger:
         return (
             *self.tokens,
             *(pattern.literal for pattern in self.patterns),
-            *(pattern.literal for pattern in self.needs),
             *(name for name, _ in search.from_imports),
             *(first for _, _, first in search.tails),
             *(part_literal(part) for part in self.token_regexes()),
@@ -342,22 +335,19 @@ def _compiled(patterns: tuple[TokenPattern, ...]) -> tuple[_Pattern, ...]:
     return tuple(_Pattern(pattern) for pattern in patterns)
 
 
-_LED_HEAD = 3
-
-
 class _Pattern:
     """A `TokenPattern` as `Trigger.matches` looks for it. Where each of its top-level
-    alternatives begins with a literal of three characters or more (`part_literal`:
-    after a leading `\\b` or lookbehind), each alternative is tried with `match` at that
-    literal's occurrences only: `re` tries a pattern led by `\\b` at every position of a
-    text (NPU078's `\\bamp\\b` cost 0.46 CPU s over 772 of torch's files, found in few).
-    Otherwise the regex is searched (a `one_line` one on the lines that hold its
-    literal)."""
+    alternatives begins with a literal (`literal_led`), the alternative is searched from
+    that literal on, and its leading `\\b` or lookbehind checked with `match` at each
+    place found: `re` tries a regex led by `\\b` at every position of a text (NPU078's
+    `\\bamp\\b` cost 0.46 CPU s over 772 of torch's files, found in few), and scans for a
+    literal head at C speed. Otherwise the regex is searched whole (a `one_line` one on the
+    lines that hold its literal)."""
 
-    __slots__ = ("_led", "_regex", "literal")
+    __slots__ = ("_parts", "_regex", "literal")
 
     def __init__(self, pattern: TokenPattern) -> None:
-        from migrator.analysis.ast_lines import LineSearch, alternatives, part_literal
+        from migrator.analysis.ast_lines import LineSearch, alternatives, literal_led
 
         self.literal = pattern.literal
         self._regex: re.Pattern[str] | LineSearch = (
@@ -365,31 +355,28 @@ class _Pattern:
             if pattern.one_line
             else re.compile(pattern.regex)
         )
-        led = [(part_literal(part), part) for part in alternatives(pattern.regex)]
-        self._led: tuple[tuple[str, re.Pattern[str]], ...] | None = None
-        # A head of one or two characters (".") occurs too often to visit each occurrence.
-        if not pattern.one_line and all(len(head) >= _LED_HEAD for head, _ in led):
-            self._led = tuple((head, re.compile(part)) for head, part in led)
+        self._parts: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] | None = None
+        parts = alternatives(pattern.regex)
+        led = [literal_led(part) for part in parts]
+        if not pattern.one_line and all(led):
+            self._parts = tuple(
+                (re.compile(found[1]), None if found[1] == part else re.compile(part))
+                for part, found in zip(parts, led, strict=True)
+                if found is not None
+            )
 
-    def occurs(self, text: str, starts: Callable[[str], Iterable[int]]) -> bool:
-        """Whether the pattern matches in `text` (`starts`: where a literal occurs in it)."""
-        if self._led is None:
+    def occurs(self, text: str) -> bool:
+        """Whether the pattern matches somewhere in `text`."""
+        if self._parts is None:
             return self._regex.search(text) is not None
-        return any(
-            regex.match(text, at) is not None for head, regex in self._led for at in starts(head)
-        )
-
-
-def _finds(text: str) -> Callable[[str], Iterator[int]]:
-    """Where a literal occurs in `text`, each start in turn."""
-
-    def starts(literal: str) -> Iterator[int]:
-        at = text.find(literal)
-        while at >= 0:
-            yield at
-            at = text.find(literal, at + 1)
-
-    return starts
+        for core, whole in self._parts:
+            found = core.search(text)
+            while found is not None:
+                at = found.start()
+                if whole is None or whole.match(text, at) is not None:
+                    return True
+                found = core.search(text, at + 1)
+        return False
 
 
 def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
