@@ -103,7 +103,7 @@ def test_the_scan_finds_every_occurrence_of_every_literal(name: str, text: str) 
         assert list(found.starts(literal)) == expected, literal
         assert found.has(literal) is bool(expected), literal
         present += bool(expected)
-    assert present >= 5
+    assert present >= 3
     # A literal the finder does not hold is answered from the text.
     assert found.has("def ") is ("def " in text)
     assert list(found.starts("self")) == _find_all(text, "self")
