@@ -160,5 +160,5 @@ def test_each_rules_patterns_and_needs_match_where_the_regex_searched_finds_them
             for text in texts:
                 expected = regex.search(text) is not None
                 assert found.occurs(text) is expected, (rule.code, pattern, text[:80])
-    # Most are searched from their literal (NPU078's, NPU080's, NPU060's `.compile`).
-    assert led >= 100
+    # Some are searched from their literal (NPU078's `\\bamp\\b`, NPU060's `.compile`).
+    assert led >= 10

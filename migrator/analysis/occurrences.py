@@ -58,19 +58,26 @@ def finder(literals: frozenset[str]) -> Finder:
 class Occurrences:
     """Where literals occur in one text (`Finder.scan`); `text` is that text."""
 
-    __slots__ = ("_found", "_held", "text")
+    __slots__ = ("_found", "_has", "_held", "text")
 
     def __init__(self, text: str, held: frozenset[str], found: dict[str, list[int]]) -> None:
         self.text = text
         self._held = held
         self._found = found
+        self._has: dict[str, bool] = {}
 
     def has(self, literal: str) -> bool:
-        """Whether `literal` occurs in the text."""
+        """Whether `literal` occurs in the text (one the finder does not hold is looked
+        for once: the pre-filter asks each rule about its from-import names)."""
         found = self._found.get(literal)
         if found is not None:
             return bool(found)
-        return literal not in self._held and literal in self.text
+        if literal in self._held:
+            return False
+        known = self._has.get(literal)
+        if known is None:
+            known = self._has[literal] = literal in self.text
+        return known
 
     def starts(self, literal: str) -> Sequence[int]:
         """Where each occurrence of `literal` starts, in order (overlapping ones too)."""

@@ -198,9 +198,8 @@ class Trigger:
         )
         if not self._brought(text, has, scanned):
             return False
-        # The needs' literals are not among the pre-filter's (`literals`): `in` answers.
         return not search.needs or any(
-            need.literal in text and need.occurs(text) for need in search.needs
+            has(need.literal) and need.occurs(text) for need in search.needs
         )
 
     def _brought(self, text: str, has: Callable[[str], bool], scanned: bool) -> bool:
@@ -215,8 +214,8 @@ class Trigger:
             if has(pattern.literal) and pattern.occurs(text):
                 return True
         if any(
-            has(name) and _imports_name(text, name, statements)
-            for name, statements in search.from_imports
+            has(name) and _imports_name(text, word, statements)
+            for name, statements, word in search.from_imports
         ):
             return True
         return _spelt_through_alias(text, search.tails, has)
@@ -379,17 +378,20 @@ class _Pattern:
         return False
 
 
-def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _from_imports(
+    tokens: tuple[str, ...],
+) -> tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...]:
     """A dotted token's last name imported from its module (`from torch import compile as
     jit` for "torch.compile"): the file's text never spells the token, its aliases do.
-    Each entry is (the imported name, a pattern for the module's from-import statements)."""
+    Each entry is (the imported name, a pattern for the module's from-import statements,
+    one for the name as a whole word)."""
     found = []
     for token in tokens:
         module, dot, name = token.rpartition(".")
         if dot and module and name.isidentifier():
             # A literal first: the regex engine then scans for "from" at C speed.
             statement = rf"from\s+{re.escape(module)}\s+import\s*(?:\([^)]*\)|[^\n]*)"
-            found.append((name, re.compile(statement)))
+            found.append((name, re.compile(statement), re.compile(rf"\b{re.escape(name)}\b")))
     return tuple(found)
 
 
@@ -467,10 +469,7 @@ def _spelt_through_alias(
     return False
 
 
-def _imports_name(text: str, name: str, statements: re.Pattern[str]) -> bool:
-    if name not in text:
-        return False
-    word = re.compile(rf"\b{re.escape(name)}\b")
+def _imports_name(text: str, word: re.Pattern[str], statements: re.Pattern[str]) -> bool:
     return any(word.search(match.group(0)) for match in statements.finditer(text))
 
 
