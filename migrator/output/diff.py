@@ -52,7 +52,11 @@ class _Funcnames:
         end = max(start - 1, 0)
         if end < self._read:
             self._read, self._last = 0, ""
+        python = self._pattern is _PYTHON_FUNCNAME
         for line in self._old[self._read : end]:
+            # Most lines hold neither word: `in` is far cheaper than the regex.
+            if python and "def" not in line and "class" not in line:
+                continue
             found = self._pattern.match(line.rstrip("\r\n"))
             if found is not None:
                 self._last = found.group(1).rstrip()[:_FUNCNAME_WIDTH]
