@@ -37,7 +37,7 @@ NEEDY = Trigger(tokens=("torch",), needs=(TokenPattern("cuda", r"\bcuda\b"),))
 def test_a_trigger_with_needs_matches_only_a_text_that_holds_one(text: str, expected: bool) -> None:
     assert NEEDY.matches(text) is expected
     # The pre-filter's scan of the literals gives the same answer (a need's literal is
-    # answered by `in`: the scan does not keep its every occurrence).
+    # answered from the text: the scan does not keep its every occurrence).
     assert "cuda" not in NEEDY.literals()
     assert NEEDY.matches(text, finder(frozenset(NEEDY.literals())).scan(text)) is expected
 
@@ -160,5 +160,5 @@ def test_each_rules_patterns_and_needs_match_where_the_regex_searched_finds_them
             for text in texts:
                 expected = regex.search(text) is not None
                 assert found.occurs(text) is expected, (rule.code, pattern, text[:80])
-    # Some are searched from their literal (NPU078's `\\bamp\\b`, NPU060's `.compile`).
+    # Some are searched from their literal (NPU078's `\bamp\b`, NPU060's `.compile`).
     assert led >= 10

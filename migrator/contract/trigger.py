@@ -230,10 +230,11 @@ class Trigger:
     def literals(self) -> tuple[str, ...]:
         """The literals whose every occurrence the pre-filter's scan keeps (`Finder`), for
         `matches` and the engine's region search: the tokens, the patterns' literals and
-        each token regex's literal head. The rest `matches` asks only whether they occur
+        each token regex's literal head. Of the rest `matches` asks only whether they occur
         (the names of the tokens' from-imports and of their dotted tails, the needs'
-        literals), which `in` answers: the scan kept 150,000 occurrences of "nd" (of
-        "decord.nd.gpu") in torch's source for no question at all."""
+        literals), which `Occurrences.has` answers from the text, once per file: the scan
+        kept 150,000 occurrences of "nd" (of "decord.nd.gpu") in torch's source that
+        nothing read."""
         from migrator.analysis.ast_lines import part_literal
 
         return (

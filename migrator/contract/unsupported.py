@@ -38,6 +38,7 @@ what a person has to replace.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -46,7 +47,7 @@ import libcst as cst
 from migrator.analysis import cst_walk
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
-from migrator.contract.trigger import FileView
+from migrator.contract.trigger import FileView, TokenPattern
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
 
@@ -139,7 +140,11 @@ class UnsupportedConstruct(PythonRule):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass that reports only through this class's visits (it adds no `visit_` or
         `leave_` method of its own) acts only where a name lies under its `modules` or
-        `uses`: its trigger gets that names gate, unless it declares one."""
+        `uses`: its trigger gets that names gate, unless it declares one, and the last
+        name of each as its `needs`, unless it declares some. Code that names anything
+        under `torch.jit.script` spells `script` as a word, in an attribute or an import
+        (a star import or a name assigned from another binds nothing qualnames follow),
+        so a file that only calls `torch.jit.is_scripting()` is not parsed for NPU070."""
         super().__init_subclass__(**kwargs)
         trigger = getattr(cls, "trigger", None)
         own = any(
@@ -150,8 +155,12 @@ class UnsupportedConstruct(PythonRule):
         declared = trigger is not None and not isinstance(trigger.names, (UsesGate, type(None)))
         if trigger is None or declared or own:
             return
+        names = (*cls.modules, *cls.uses)
+        last = sorted({name.rsplit(".", 1)[-1] for name in names})
         cls.trigger = dataclasses.replace(
-            trigger, names=UsesGate(frozenset((*cls.modules, *cls.uses)))
+            trigger,
+            names=UsesGate(frozenset(names)),
+            needs=trigger.needs or tuple(TokenPattern(w, rf"\b{re.escape(w)}\b") for w in last),
         )
 
     def __init__(self, ctx: RuleContext) -> None:
