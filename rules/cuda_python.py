@@ -34,7 +34,7 @@ class CudaPython(UnsupportedConstruct):
     action = "replace-library"
     name = "cuda-python"
     summary = "Report cuda-python bindings (from cuda import cudart): CUDA driver/runtime calls."
-    trigger = Trigger(tokens=("cuda",), words=True, gate=imports_module("cuda"))
+    trigger = Trigger(tokens=("cuda",), words=True, needs=(imports_module("cuda"),))
     modules = ("cuda",)
     uses = ("cuda",)
     message = "cuda-python calls the CUDA driver and runtime, absent on {DEVICE} hosts"

@@ -19,6 +19,7 @@ from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import migrate_python
+from rules.cuda_python import CudaPython
 from rules.op_without_npu_kernel import OpWithoutNpuKernel, lacking_op
 from rules.torch_version_drift import TorchVersionDrift
 
@@ -162,3 +163,20 @@ def test_each_rules_patterns_and_needs_match_where_the_regex_searched_finds_them
                 assert found.occurs(text) is expected, (rule.code, pattern, text[:80])
     # Some are searched from their literal (NPU078's `\bamp\b`, NPU060's `.compile`).
     assert led >= 10
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import cuda\n", True),
+        ("import os, cuda.cudart as rt\n", True),
+        ("from cuda import cudart\n", True),
+        ("from numba import cuda\n", True),  # errs on the side of yes
+        ("import torch.cuda\nx.cuda()\n", False),
+        ("reimport cuda\nimport_cuda = 1\n", False),
+    ],
+)
+def test_npu069_needs_an_import_that_may_name_the_cuda_module(text: str, expected: bool) -> None:
+    (need,) = CudaPython.trigger.needs
+    assert _Pattern(need).occurs(text) is expected
+    assert CudaPython.trigger.matches(text) is expected

@@ -474,25 +474,13 @@ def _imports_name(text: str, word: re.Pattern[str], statements: re.Pattern[str])
     return any(word.search(match.group(0)) for match in statements.finditer(text))
 
 
-def imports_module(module: str) -> Gate:
-    """A gate: the file has an import statement that may name `module` or a module under
-    it (`import cuda`, `import os, cuda.cudart as rt`, `from cuda import cudart`), for a
-    rule whose qualified names all start with `module`, which only such an import binds.
-    It errs on the side of yes (`from numba import cuda` passes)."""
+def imports_module(module: str) -> TokenPattern:
+    """A need (`Trigger.needs`): an import statement that may name `module` or a module
+    under it (`import cuda`, `import os, cuda.cudart as rt`, `from cuda import cudart`),
+    for a rule whose qualified names all start with `module`, which only such an import
+    binds. It errs on the side of yes (`from numba import cuda` matches). As a need it
+    keeps a file without one from the parse (as a gate it was checked after it)."""
     name = re.escape(module)
-    # `\bfrom ...|\bimport ...`, with the leading `\b` checked on each match: `re` tries a
-    # pattern led by `\b` at every position (three times slower on torch's source).
-    pattern = re.compile(rf"from[ \t]+{name}\b|import[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b")
-
-    def gate(view: FileView) -> bool:
-        text = view.text
-        found = pattern.search(text)
-        while found is not None:
-            start = found.start()
-            before = text[start - 1] if start else " "
-            if not (before.isalnum() or before == "_"):  # what `\w` matches
-                return True
-            found = pattern.search(text, start + 1)
-        return False
-
-    return gate
+    return TokenPattern(
+        module, rf"\bfrom[ \t]+{name}\b|\bimport[ \t]+(?:[\w. \t]+,[ \t]*)*{name}\b"
+    )
