@@ -7,7 +7,7 @@ import libcst as cst
 from migrator.analysis.ast_lines import passes_keyword
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import TokenPattern, Trigger
 from migrator.contract.unsupported import reported
 from migrator.core.model import FixAvailability
 
@@ -58,6 +58,8 @@ class LightningGpuAccelerator(PythonRule):
     )
     trigger = Trigger(
         tokens=("accelerator", "strategy"),
+        # Every name it reports (`_TRAINERS`) is bound by an import that says "lightning".
+        needs=(TokenPattern("lightning", "lightning"),),
         statement_gate=passes_keyword("accelerator", "strategy"),
         local=True,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.contract.rule import Example, PythonRule
-from migrator.contract.trigger import FileView, Trigger
+from migrator.contract.trigger import FileView, TokenPattern, Trigger
 from migrator.core.model import Safety
 
 # Qualified name of mmcv's wrapper -> (the module it is imported from by name, the name of
@@ -65,7 +65,13 @@ class MmcvDataParallel(PythonRule):
     name = "mmcv-data-parallel"
     summary = "mmcv's MMDataParallel / MMDistributedDataParallel -> mmcv.device.npu's wrappers."
     safety = Safety.SAFE
-    trigger = Trigger(tokens=("DataParallel",), names=_names_gate, local=True)
+    # Every name it rewrites (`_WRAPPERS`) is bound by an import that says "mmcv".
+    trigger = Trigger(
+        tokens=("DataParallel",),
+        needs=(TokenPattern("mmcv", "mmcv"),),
+        names=_names_gate,
+        local=True,
+    )
     action = "port-code"
     examples = (
         Example(

@@ -20,6 +20,8 @@ from migrator.core.target import NPU
 from migrator.engine import registry
 from migrator.engine.python import migrate_python
 from rules.cuda_python import CudaPython
+from rules.lightning_gpu_accelerator import LightningGpuAccelerator
+from rules.mmcv_data_parallel import MmcvDataParallel
 from rules.op_without_npu_kernel import OpWithoutNpuKernel, lacking_op
 from rules.torch_version_drift import TorchVersionDrift
 
@@ -180,3 +182,30 @@ def test_npu069_needs_an_import_that_may_name_the_cuda_module(text: str, expecte
     (need,) = CudaPython.trigger.needs
     assert _Pattern(need).occurs(text) is expected
     assert CudaPython.trigger.matches(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("rule", "code", "acted", "skipped"),
+    [
+        (
+            LightningGpuAccelerator,
+            "NPU081",
+            'import lightning as L\ntrainer = L.Trainer(accelerator="gpu")\n',
+            'from accelerate import Accelerator\nacc = Accelerator(accelerator="gpu")\n',
+        ),
+        (
+            MmcvDataParallel,
+            "NPU021",
+            "from mmcv.parallel import MMDataParallel as DP\nmodel = DP(model, device_ids=[0])\n",
+            "import torch\nmodel = torch.nn.DataParallel(model)\n",
+        ),
+    ],
+)
+def test_a_rule_whose_names_come_from_one_package_needs_its_name(
+    rule: type, code: str, acted: str, skipped: str
+) -> None:
+    assert rule.trigger.matches(acted)
+    assert _reports(rule, code, acted)
+    # The token is there (`accelerator=`, `DataParallel`), the package's name is not.
+    assert any(token in skipped for token in rule.trigger.tokens)
+    assert not rule.trigger.matches(skipped)
