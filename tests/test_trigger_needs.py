@@ -209,3 +209,13 @@ def test_a_rule_whose_names_come_from_one_package_needs_its_name(
     # The token is there (`accelerator=`, `DataParallel`), the package's name is not.
     assert any(token in skipped for token in rule.trigger.tokens)
     assert not rule.trigger.matches(skipped)
+
+
+def test_a_notebook_cell_meets_a_needs_through_an_earlier_cells_imports() -> None:
+    # The need ("lightning") is in the first cell, the call in the second.
+    earlier = module_bindings(ast.parse("import lightning as L\n"))
+    cell = 'trainer = L.Trainer(accelerator="gpu")\n'
+    assert not LightningGpuAccelerator.trigger.matches(cell)
+    found = migrate_python(cell, "nb.ipynb", [LightningGpuAccelerator], NPU, RuleOptions(),
+                           inherited=earlier)  # fmt: skip
+    assert [finding.code for finding in found.findings] == ["NPU081"]

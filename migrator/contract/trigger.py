@@ -186,11 +186,11 @@ class Trigger:
             path
         )
 
-    def matches(self, text: str, found: Occurrences | None = None) -> bool:
+    def matches(self, text: str, found: Occurrences | None = None, needs: bool = True) -> bool:
         """Whether a token, a pattern or a token's from-import alias occurs in `text`, and
-        one of the `needs` where there are some (`found`: where the rules' literals occur
-        in it, `Finder.scan(text)`, which answers "does this literal occur" without
-        reading the text again)."""
+        one of the `needs` where there are some and `needs` says so (`found`: where the
+        rules' literals occur in it, `Finder.scan(text)`, which answers "does this literal
+        occur" without reading the text again)."""
         search = self._search
         scanned = found is not None and found.text is text
         has: Callable[[str], bool] = (
@@ -198,7 +198,7 @@ class Trigger:
         )
         if not self._brought(text, has, scanned):
             return False
-        return not search.needs or any(
+        return not (needs and search.needs) or any(
             has(need.literal) and need.occurs(text) for need in search.needs
         )
 

@@ -912,11 +912,14 @@ def migrate_python(
     if not full and (found is None or found.text is not text):
         found = finder(literals_of(rules)).scan(text)
     if not full and not matched:
+        # A later notebook cell may meet a rule's needs through an earlier cell's imports
+        # (`import lightning as L` there, `L.Trainer(accelerator="gpu")` here).
+        needs = not inherited.names
         rules = [
             rule
             for rule in rules
             if rule in forced
-            or rule.trigger.matches(text, found)
+            or rule.trigger.matches(text, found, needs=needs)
             or _uses_inherited_alias(rule, inherited, text)
         ]
         if not rules:
