@@ -28,6 +28,13 @@ processes included, as `/usr/bin/time -f "%U %S"` counts them) of `migrate --ver
 (`x = torch.zeros(2).cuda()`), each the best of `--runs` fresh processes after one
 warm-up run that writes the bytecode caches.
 
+`--instructions` instead counts the instructions (valgrind's cachegrind, `PYTHONHASHSEED=0`)
+of one `ast.parse` of every file and of one `migrate --dry-run --no-cache --jobs 1`, and
+their ratio, each count with its process's start-up (on a small tree that is most of
+it): wall and CPU seconds on a shared or throttled machine swing by 10% between runs of
+the same code, an instruction count by under 0.1%, so two checkouts are compared by
+running it from each (valgrind runs migrate some 20 times slower: 15 minutes on torch).
+
 `--versus-gpu2ascend TOOL` also times Huawei's migration tool (PyTorch GPU2Ascend, the
 `pytorch_gpu2npu.sh` script of msFmkTransplt, the analysis and migration tool that ships
 with the CANN toolkit under `<CANN>/ascend-toolkit/latest/tools/ms_fmk_transplt/`; see the
@@ -44,6 +51,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -156,6 +164,39 @@ STARTUP_CASES = {
 }
 
 
+_INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def count_instructions(command: list[str], stdin: str | None = None) -> int:
+    """The instructions `command` runs, as valgrind's cachegrind counts them (with Python's
+    hash seed fixed: set and dict order moves the count otherwise)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind (its cachegrind tool) on PATH")
+    env = {**_bytecode_env(), "PYTHONHASHSEED": "0"}
+    counted = [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    done = subprocess.run(
+        [*counted, *command], input=stdin, capture_output=True, text=True, env=env, check=False
+    )
+    found = _INSTRUCTIONS.search(done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind printed no instruction count: {done.stderr[-400:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instructions(files: list[Path], root: Path) -> dict[str, object]:
+    """`--instructions`: ast.parse of every file once, migrate at one process once."""
+    listing = "\n".join(str(file) for file in files)
+    parse = count_instructions([sys.executable, "-c", AST_TIMER, "1", "1"], listing)
+    migrate = shutil.which("migrate", path=os.path.dirname(sys.executable)) or "migrate"
+    run = count_instructions([migrate, str(root), "--dry-run", "--no-cache", "--jobs", "1"])
+    return {
+        "ast_parse_instructions": parse,
+        "migrate_jobs1_instructions": run,
+        "instruction_ratio_jobs1": round(run / parse, 2),
+    }
+
+
 def _cpu(command: list[str], cwd: Path, env: dict[str, str]) -> float:
     import resource
 
@@ -238,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu2ascend-version", default="2.1.0", help="its -v (torch version)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--startup", action="store_true", help="start-up CPU seconds only")
+    parser.add_argument(
+        "--instructions", action="store_true", help="instruction counts only (valgrind)"
+    )
     args = parser.parse_args(argv)
     _warn_stale()
     if args.startup:
@@ -263,6 +307,14 @@ def main(argv: list[str] | None = None) -> int:
         args.corpus = Path(spec.origin).parent
     root = args.corpus.resolve()
     files = python_files(root)
+    if args.instructions:
+        counted: dict[str, object] = {"corpus": str(root), "files": len(files)}
+        counted.update(instructions(files, root))
+        for key, value in counted.items():
+            print(f"{key:28} {value}")
+        if args.json:
+            args.json.write_text(json.dumps(counted, indent=2) + "\n")
+        return 0
     ast_seconds, ast_cpu, lines = time_ast(files, args.runs)
     _, ast_cpu_uncollected, _ = time_ast(files, args.runs, collect=False)
     extra = ["--full-parse"] if args.full_parse else []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,40 @@ def test_a_stale_trigger_index_is_named_before_anything_is_timed(
     assert bench.main(["--startup", "--runs", "1"]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "stale" in line]
     assert len(warnings) == 2 and str(old) in warnings[0] and "write_index" in warnings[0]
+
+
+def test_the_instruction_counts_are_read_off_cachegrind_for_both_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in valgrind: it records its arguments and prints cachegrind's summary line,
+    # a larger count for migrate than for the parse.
+    calls = tmp_path / "calls"
+    fake = tmp_path / "bin" / "valgrind"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$PYTHONHASHSEED $*" >> {calls}\n'
+        'case "$*" in *--jobs*) n="2,500,000";; *) n="1,000,000";; esac\n'
+        'echo "==1== I   refs:      $n" >&2\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    figures_file = tmp_path / "figures.json"
+    corpus = ROOT / "examples" / "cuda_trainer"
+    assert bench.main(["--corpus", str(corpus), "--instructions", "--json", str(figures_file)]) == 0
+    figures = json.loads(figures_file.read_text())
+    assert figures["ast_parse_instructions"] == 1_000_000
+    assert figures["migrate_jobs1_instructions"] == 2_500_000
+    assert figures["instruction_ratio_jobs1"] == 2.5
+    # Each call's arguments (the parse's script spans lines), the hash seed fixed.
+    called = calls.read_text()
+    assert called.count("0 --tool=cachegrind --cache-sim=no") == 2
+    assert called.rstrip().endswith(f"{corpus} --dry-run --no-cache --jobs 1")
+
+
+def test_instructions_without_valgrind_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SystemExit, match="needs valgrind"):
+        bench.count_instructions(["true"])
