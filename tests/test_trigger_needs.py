@@ -158,7 +158,7 @@ def test_each_rules_patterns_and_needs_match_where_the_regex_searched_finds_them
             if pattern.one_line:
                 continue
             found = _Pattern(pattern)
-            led += found._parts is not None
+            led += found.led
             regex = re.compile(pattern.regex)
             for text in texts:
                 expected = regex.search(text) is not None
