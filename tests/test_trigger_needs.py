@@ -15,6 +15,7 @@ from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import finder
 from migrator.contract.rule import RuleOptions
 from migrator.contract.trigger import TokenPattern, Trigger, _Pattern
+from migrator.contract.unsupported import UnsupportedConstruct
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.target import NPU
 from migrator.engine import registry
@@ -219,3 +220,24 @@ def test_a_notebook_cell_meets_a_needs_through_an_earlier_cells_imports() -> Non
     found = migrate_python(cell, "nb.ipynb", [LightningGpuAccelerator], NPU, RuleOptions(),
                            inherited=earlier)  # fmt: skip
     assert [finding.code for finding in found.findings] == ["NPU081"]
+
+
+def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
+    class Parent(UnsupportedConstruct):
+        trigger = Trigger(tokens=("pkg",))
+        uses = ("pkg.alpha",)
+        message = suggestion = "x"
+
+    class Child(Parent):
+        uses = ("pkg.beta",)
+
+    class Declared(UnsupportedConstruct):
+        trigger = Trigger(tokens=("pkg",), needs=(TokenPattern("pkg", "pkg"),))
+        uses = ("pkg.gamma",)
+        message = suggestion = "x"
+
+    assert [need.literal for need in Parent.trigger.needs] == ["alpha"]
+    assert [need.literal for need in Child.trigger.needs] == ["beta"]
+    assert [need.literal for need in Declared.trigger.needs] == ["pkg"]
+    assert Child.trigger.matches("import pkg\npkg.beta()\n")
+    assert not Child.trigger.matches("import pkg\npkg.alpha()\n")

@@ -131,6 +131,8 @@ class UnsupportedConstruct(PythonRule):
 
     modules: ClassVar[tuple[str, ...]] = ()
     uses: ClassVar[tuple[str, ...]] = ()
+    # The needs `__init_subclass__` derived from `modules` and `uses` (None: declared).
+    _derived_needs: ClassVar[tuple[TokenPattern, ...] | None] = None
     message: ClassVar[str]
     suggestion: ClassVar[str]
     suggestions: ClassVar[Mapping[str, str]] = {}
@@ -157,11 +159,12 @@ class UnsupportedConstruct(PythonRule):
             return
         names = (*cls.modules, *cls.uses)
         last = sorted({name.rsplit(".", 1)[-1] for name in names})
-        cls.trigger = dataclasses.replace(
-            trigger,
-            names=UsesGate(frozenset(names)),
-            needs=trigger.needs or tuple(TokenPattern(w, rf"\b{re.escape(w)}\b") for w in last),
-        )
+        # Needs this method derived for a parent class, which a subclass inheriting its
+        # trigger with other `uses` must not keep, are derived again.
+        declared_needs = trigger.needs if trigger.needs is not cls._derived_needs else ()
+        needs = declared_needs or tuple(TokenPattern(w, rf"\b{re.escape(w)}\b") for w in last)
+        cls._derived_needs = needs if not declared_needs else None
+        cls.trigger = dataclasses.replace(trigger, names=UsesGate(frozenset(names)), needs=needs)
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
