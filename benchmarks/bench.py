@@ -140,12 +140,17 @@ def time_migrate(
     root: Path, jobs: int | None, extra: list[str], runs: int = 1
 ) -> tuple[float, float, int, int]:
     """`jobs` None: the default (no --jobs flag: the engine decides)."""
+    return _timed(_migrate_command(root, jobs, extra), runs)
+
+
+def _migrate_command(root: Path, jobs: int | None, extra: list[str]) -> list[str]:
+    """The dry run the benchmark times or counts (`jobs` None: no --jobs flag)."""
     migrate = shutil.which("migrate", path=os.path.dirname(sys.executable))
     # --no-cache: every run does the whole work (the cache would skip unchanged files).
     command = [migrate or "migrate", str(root), "--dry-run", "--no-cache", *extra]
     if jobs is not None:
         command += ["--jobs", str(jobs)]
-    return _timed(command, runs)
+    return command
 
 
 def time_gpu2ascend(
@@ -188,8 +193,7 @@ def instructions(files: list[Path], root: Path) -> dict[str, object]:
     """`--instructions`: ast.parse of every file once, migrate at one process once."""
     listing = "\n".join(str(file) for file in files)
     parse = count_instructions([sys.executable, "-c", AST_TIMER, "1", "1"], listing)
-    migrate = shutil.which("migrate", path=os.path.dirname(sys.executable)) or "migrate"
-    run = count_instructions([migrate, str(root), "--dry-run", "--no-cache", "--jobs", "1"])
+    run = count_instructions(_migrate_command(root, 1, []))
     return {
         "ast_parse_instructions": parse,
         "migrate_jobs1_instructions": run,
