@@ -3,6 +3,7 @@ every node of real code, and the same visitor hook calls."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from migrator.analysis import cst_walk
 from migrator.analysis.scopes import function_bindings
+from migrator.engine import write_index
 
 # Real code with most node kinds: accelerate's largest modules and LibCST's own nodes.
 _ACCELERATE = sorted(
@@ -379,3 +381,101 @@ def test_find_all_collects_as_libcst_s_visit_and_makes_one_class_a_type() -> Non
         cst_walk.find_all(module, cst.Name)
     # The class is made once, so `visit` learns its skips once.
     assert len(cst_walk._VISITOR_SKIPS) == known
+
+
+def _learnt_tables() -> tuple[dict[type, Any], ...]:
+    """What `_closures` and `_learn` give every node type, learnt afresh."""
+    under = cst_walk._learn_closures()
+    fields: dict[type, Any] = {}
+    skipped: dict[type, Any] = {}
+    helpers: dict[type, Any] = {}
+    for kind in under:
+        fields[kind], found_skipped, found_helpers = cst_walk._learn_shape(kind)
+        if found_skipped is not None:
+            skipped[kind] = found_skipped
+        if found_helpers is not None:
+            helpers[kind] = found_helpers
+    return under, fields, skipped, helpers
+
+
+def _fresh_tables(monkeypatch: pytest.MonkeyPatch, shapes: Path) -> None:
+    """A process that has learnt nothing yet and reads its shapes from `shapes`."""
+    monkeypatch.setattr(cst_walk, "SHAPES_FILE", shapes)
+    monkeypatch.setattr(cst_walk, "_SHAPES_TRIED", False)
+    monkeypatch.setattr(cst_walk, "_UNDER", None)
+    for name in ("_FIELDS", "_SKIPPED_WHEN_NONE", "_HELPERS"):
+        monkeypatch.setattr(cst_walk, name, {})
+
+
+def _tables_in_use() -> tuple[dict[type, Any], ...]:
+    under = cst_walk._closures()
+    for kind in under:
+        cst_walk._fields(kind)
+    return under, cst_walk._FIELDS, cst_walk._SKIPPED_WHEN_NONE, cst_walk._HELPERS
+
+
+def test_the_shapes_read_from_the_file_are_the_ones_learnt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shapes = tmp_path / "shapes.json"
+    shapes.write_text(cst_walk.render_shapes(), encoding="utf-8")
+    learnt = _learnt_tables()
+    _fresh_tables(monkeypatch, shapes)
+    cst_walk._load_shapes()
+    # Every type's shape came from the file, none learnt.
+    assert cst_walk._UNDER is not None and len(cst_walk._FIELDS) == len(learnt[0]) > 150
+    assert _tables_in_use() == learnt
+    # A walk on them gives LibCST's own children.
+    stack: list[cst.CSTNode] = [cst.parse_module(SHAPES)]
+    while stack:
+        node = stack.pop()
+        expected = list(node.children)
+        assert [id(child) for child in cst_walk.children(node)] == [id(c) for c in expected]
+        stack.extend(expected)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda data: data.update(libcst="0.0.1"),  # written for another LibCST
+        lambda data: data.update(format=data["format"] + 1),  # by another learner
+        lambda data: data["types"].__setitem__(0, "libcst:NoSuchNode"),
+    ],
+    ids=["other-libcst", "other-format", "unknown-type"],
+)
+def test_shapes_for_another_libcst_or_learner_are_learnt_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Any
+) -> None:
+    data = json.loads(cst_walk.render_shapes())
+    # What the file says is wrong for every type, so reading it would show.
+    for shape in data["shapes"].values():
+        shape["fields"] = None
+    change(data)
+    shapes = tmp_path / "shapes.json"
+    shapes.write_text(json.dumps(data), encoding="utf-8")
+    learnt = _learnt_tables()
+    _fresh_tables(monkeypatch, shapes)
+    cst_walk._load_shapes()
+    assert cst_walk._UNDER is None and not cst_walk._FIELDS
+    assert _tables_in_use() == learnt
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"format": 1}'])
+def test_an_unreadable_shapes_file_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    shapes = tmp_path / "shapes.json"
+    shapes.write_text(text, encoding="utf-8")
+    learnt = _learnt_tables()
+    _fresh_tables(monkeypatch, shapes)
+    assert _tables_in_use() == learnt
+
+
+def test_the_shipped_shapes_are_current_for_the_libcst_they_name() -> None:
+    shipped = json.loads(cst_walk.SHAPES_FILE.read_text(encoding="utf-8"))
+    if shipped["libcst"] != cst_walk.libcst_version():
+        pytest.skip(f"shipped for LibCST {shipped['libcst']}, {cst_walk.libcst_version()} here")
+    assert cst_walk.SHAPES_FILE.read_text(encoding="utf-8") == cst_walk.render_shapes(), (
+        "stale: run `python -m migrator.engine.write_index` and commit the result"
+    )
+    assert cst_walk.SHAPES_FILE not in write_index.stale()

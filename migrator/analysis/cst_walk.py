@@ -18,12 +18,14 @@ import ast
 import dataclasses
 import functools
 import inspect
+import json
 import operator
 import re
 import sys
 import textwrap
 import typing
 from collections.abc import Callable, Container, Sequence
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -102,25 +104,32 @@ def _closures() -> dict[type, frozenset[type]]:
     """For each LibCST node type, the node types a tree under a node of it can hold."""
     global _UNDER
     if _UNDER is None:
-        known: dict[type, frozenset[type]] = {}
-        direct: dict[type, frozenset[type]] = {}
-        for kind in _concrete(cst.CSTNode, known):
-            hints = typing.get_type_hints(kind)
-            direct[kind] = frozenset().union(
-                *(_annotated(hints[field.name], known) for field in dataclasses.fields(kind))
-            )
-        under: dict[type, frozenset[type]] = {}
-        for kind in direct:
-            seen = {kind}
-            stack = [kind]
-            while stack:
-                for child in direct[stack.pop()]:
-                    if child not in seen:
-                        seen.add(child)
-                        stack.append(child)
-            under[kind] = frozenset(seen)
-        _UNDER = under
+        _load_shapes()
+    if _UNDER is None:
+        _UNDER = _learn_closures()
     return _UNDER
+
+
+def _learn_closures() -> dict[type, frozenset[type]]:
+    """`_closures`, read off the installed LibCST's dataclass annotations."""
+    known: dict[type, frozenset[type]] = {}
+    direct: dict[type, frozenset[type]] = {}
+    for kind in _concrete(cst.CSTNode, known):
+        hints = typing.get_type_hints(kind)
+        direct[kind] = frozenset().union(
+            *(_annotated(hints[field.name], known) for field in dataclasses.fields(kind))
+        )
+    under: dict[type, frozenset[type]] = {}
+    for kind in direct:
+        seen = {kind}
+        stack = [kind]
+        while stack:
+            for child in direct[stack.pop()]:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        under[kind] = frozenset(seen)
+    return under
 
 
 def skippable(hooked: frozenset[type]) -> frozenset[type]:
@@ -161,13 +170,32 @@ _ATTRIBUTE_HOOK = re.compile(r"^(?:visit|leave)_[A-Z][A-Za-z]*_\w+$")
 
 
 def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
-    """The fields `kind._visit_and_replace_children` visits, in the order it visits them:
-    the field name each `visit_*(self, "name", ...)` call passes, in source order."""
+    """The fields `kind._visit_and_replace_children` visits, in the order it visits them
+    (None where that cannot be learnt), with what `_SKIPPED_WHEN_NONE` and `_HELPERS`
+    hold for it recorded there."""
+    fields, skipped, helpers = _learn_shape(kind)
+    if skipped is not None:
+        _SKIPPED_WHEN_NONE[kind] = skipped
+    if helpers is not None:
+        _HELPERS[kind] = helpers
+    return fields
+
+
+_Shape = tuple[
+    tuple[str, ...] | None, frozenset[str] | None, dict[str, tuple[str, str]] | None
+]
+
+
+def _learn_shape(kind: type[cst.CSTNode]) -> _Shape:
+    """What `_FIELDS`, `_SKIPPED_WHEN_NONE` and `_HELPERS` hold for `kind` (None where
+    they hold nothing), read off its `_visit_and_replace_children`'s source: the field
+    name each `visit_*(self, "name", ...)` call passes, in source order, the fields
+    visited under a condition, and the helper each field is visited with."""
     try:
         source = textwrap.dedent(inspect.getsource(kind._visit_and_replace_children))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
-        return None
+        return None, None, None
     found: list[tuple[int, int, str]] = []
     # A field visited under a condition (`visit_sequence(...) if format_spec is not None
     # else None`): LibCST makes no call for it when it is None.
@@ -182,7 +210,7 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
                 and isinstance(node.args[1], ast.Constant)
                 and isinstance(node.args[1].value, str)
             )
-    _SKIPPED_WHEN_NONE[kind] = frozenset(conditional)
+    skipped = frozenset(conditional)
     helpers: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if (
@@ -199,18 +227,17 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     for _, _, name in sorted(found):
         if name not in names:
             names.append(name)
-    fields = getattr(kind, "__dataclass_fields__", {})
-    if any(name not in fields for name in names):
-        return None
-    by_field: dict[str, tuple[str, str]] = {}
+    by_field: dict[str, tuple[str, str]] | None = {}
     for name, used in helpers.items():
         sequence, single = used & _SEQUENCES, used - _SEQUENCES
         if len(sequence) > 1 or len(single) > 1 or not single <= _SINGLES:
+            by_field = None
             break
-        by_field[name] = (min(sequence, default=""), min(single, default=""))
-    else:
-        _HELPERS[kind] = by_field
-    return tuple(names)
+        by_field[name] = (min(sequence, default=""), min(single, default=""))  # type: ignore[index]
+    fields = getattr(kind, "__dataclass_fields__", {})
+    if any(name not in fields for name in names):
+        return None, skipped, None
+    return tuple(names), skipped, by_field
 
 
 def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -219,7 +246,7 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     try:
         fields = _FIELDS[kind]
     except KeyError:
-        fields = _FIELDS[kind] = _learn(kind)
+        fields = _unknown_fields(kind)
     if fields is None:
         return node.children
     found: list[cst.CSTNode] = []
@@ -255,8 +282,119 @@ def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     try:
         return _FIELDS[kind]
     except KeyError:
-        found = _FIELDS[kind] = _learn(kind)
+        return _unknown_fields(kind)
+
+
+def _unknown_fields(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
+    """`_FIELDS[kind]` for a type not in it yet: from the shipped shapes where they are the
+    installed LibCST's (every type's at once), else learnt."""
+    if not _SHAPES_TRIED:
+        _load_shapes()
+        if kind in _FIELDS:
+            return _FIELDS[kind]
+    found = _FIELDS[kind] = _learn(kind)
+    return found
+
+
+# What `_closures` and `_learn` read off LibCST, for every node type of one LibCST release,
+# written by `python -m migrator.engine.write_index` (`render_shapes`) and read back when
+# that release is installed: learning it (annotations resolved, methods' sources parsed)
+# took 0.025 of a one-file run's 0.35 CPU s.
+SHAPES_FILE = Path(__file__).with_name("libcst_shapes.json")
+# Bumped whenever what `_learn_shape` or `_learn_closures` record changes, so that a file
+# written by an older learner is not read (`tests/test_cst_walk.py` checks the file).
+_SHAPES_FORMAT = 1
+_SHAPES_TRIED = False
+
+
+def libcst_version() -> str | None:
+    try:
+        from libcst._version import __version__
+    except ImportError:
+        return None
+    return str(__version__)
+
+
+def _node_types() -> list[type[cst.CSTNode]]:
+    """LibCST's node types that can be built, in a stable order."""
+    return sorted(_concrete(cst.CSTNode, {}), key=lambda kind: (kind.__module__, kind.__qualname__))
+
+
+def learnt_shapes() -> dict[str, Any]:
+    """What `_closures` and `_learn` give for every node type of the installed LibCST,
+    learnt afresh, as JSON data (types by their index in `types`)."""
+    kinds = _node_types()
+    index = {kind: number for number, kind in enumerate(kinds)}
+    under = _learn_closures()
+    shapes: dict[str, Any] = {}
+    for kind in kinds:
+        fields, skipped, helpers = _learn_shape(kind)
+        shapes[f"{kind.__module__}:{kind.__qualname__}"] = {
+            "under": sorted(index[other] for other in under[kind]),
+            "fields": None if fields is None else list(fields),
+            "skipped_when_none": None if skipped is None else sorted(skipped),
+            "helpers": None if helpers is None else {k: list(v) for k, v in helpers.items()},
+        }
+    return {
+        "format": _SHAPES_FORMAT,
+        "libcst": libcst_version(),
+        "types": [f"{kind.__module__}:{kind.__qualname__}" for kind in kinds],
+        "shapes": shapes,
+    }
+
+
+def render_shapes() -> str:
+    """`SHAPES_FILE`'s text for the installed LibCST."""
+    data = learnt_shapes()
+    shapes = data.pop("shapes")
+    lines = [f"  {json.dumps(name)}: {json.dumps(shape, sort_keys=True)}" for name, shape in shapes.items()]
+    head = json.dumps(data, indent=1)[:-2]
+    return head + ',\n "shapes": {\n' + ",\n".join(lines) + "\n }\n}\n"
+
+
+def _load_shapes() -> None:
+    """Fill `_UNDER`, `_FIELDS`, `_SKIPPED_WHEN_NONE` and `_HELPERS` from `SHAPES_FILE`
+    when it was written for the installed LibCST by this learner; else leave them to be
+    learnt. Tried once a process."""
+    global _SHAPES_TRIED, _UNDER
+    if _SHAPES_TRIED:
+        return
+    _SHAPES_TRIED = True
+    try:
+        data = json.loads(SHAPES_FILE.read_text(encoding="utf-8"))
+        if data["format"] != _SHAPES_FORMAT or data["libcst"] != libcst_version():
+            return
+        kinds = [_named_type(name) for name in data["types"]]
+        shapes = data["shapes"]
+        if len(shapes) != len(kinds) or None in kinds:
+            return
+        under = {}
+        for kind, name in zip(kinds, data["types"]):
+            under[kind] = frozenset(kinds[number] for number in shapes[name]["under"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return
+    for kind, name in zip(kinds, data["types"]):
+        shape = shapes[name]
+        if kind not in _FIELDS:
+            _FIELDS[kind] = None if shape["fields"] is None else tuple(shape["fields"])
+        if shape["skipped_when_none"] is not None:
+            _SKIPPED_WHEN_NONE.setdefault(kind, frozenset(shape["skipped_when_none"]))
+        if shape["helpers"] is not None:
+            _HELPERS.setdefault(kind, {k: (v[0], v[1]) for k, v in shape["helpers"].items()})
+    if _UNDER is None:
+        _UNDER = under  # type: ignore[assignment]
+
+
+def _named_type(name: str) -> Any:
+    """The LibCST node type `module:qualname` names, if its module is loaded and it is
+    one."""
+    module_name, _, qualname = name.partition(":")
+    found: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if isinstance(found, type) and issubclass(found, cst.CSTNode):
         return found
+    return None
 
 
 # The visitor type -> the node types `visit` passes over (`skippable`).

@@ -1,8 +1,11 @@
 """`python -m migrator.engine.write_index`: write each of the tool's rule packages'
-`triggers.json` (see `migrator.engine.index`) from its rule classes."""
+`triggers.json` (see `migrator.engine.index`) from its rule classes, and the LibCST
+shapes the walks read (`migrator.analysis.cst_walk.SHAPES_FILE`) for the installed
+LibCST."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,19 +25,52 @@ def expected() -> dict[Path, str]:
     return found
 
 
+def shapes_stale() -> str | None:
+    """The LibCST shapes file's text for the installed LibCST where the shipped one was
+    written for that release (or is missing) and differs (a run then learns them, 0.025
+    CPU s); None where it is current or for another release (not read, not stale: CI may
+    install a newer LibCST than the one it was written for)."""
+    from migrator.analysis import cst_walk
+
+    path = cst_walk.SHAPES_FILE
+    current = path.read_text(encoding="utf-8") if path.exists() else None
+    if current is not None:
+        try:
+            written_for = json.loads(current).get("libcst")
+        except ValueError:
+            written_for = None
+        if written_for not in (None, cst_walk.libcst_version()):
+            return None
+    text = cst_walk.render_shapes()
+    return None if text == current else text
+
+
 def stale() -> dict[Path, str]:
     """The index files whose text is not what their rules give now (missing ones too),
     with the text each should hold: a run then imports all of a package's rules to read
-    their triggers."""
-    return {
+    their triggers; and the LibCST shapes file where `shapes_stale` says so."""
+    found = {
         path: text
         for path, text in expected().items()
         if (path.read_text(encoding="utf-8") if path.exists() else None) != text
     }
+    shapes = shapes_stale()
+    if shapes is not None:
+        from migrator.analysis.cst_walk import SHAPES_FILE
+
+        found[SHAPES_FILE] = shapes
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    for path, text in stale().items():
+    found = stale()
+    from migrator.analysis import cst_walk
+
+    # Written for the installed LibCST even where the shipped file is for another.
+    shapes = cst_walk.render_shapes()
+    if not cst_walk.SHAPES_FILE.exists() or cst_walk.SHAPES_FILE.read_text(encoding="utf-8") != shapes:
+        found[cst_walk.SHAPES_FILE] = shapes
+    for path, text in found.items():
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
     return 0
