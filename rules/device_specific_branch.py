@@ -12,7 +12,9 @@ from migrator.core.model import FixAvailability
 
 
 def _may_leave_alone(region: RegionView) -> bool:
-    return device_regions.may_leave_alone(region.statements, region.names, region.target)
+    return device_regions.may_leave_alone(
+        region.statements, region.names, region.target, region.text
+    )
 
 
 class DeviceSpecificBranch(PythonRule):
@@ -49,7 +51,7 @@ class DeviceSpecificBranch(PythonRule):
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER
-    # A region without an `if`/`assert` whose test names a device cannot hold a report. Not
+    # A region without an `if`/`assert` that may be such code cannot hold a report. Not
     # `local`: `device_regions.mentions_source` matches any case ("Cuda"), its tokens do not.
     trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), region=_may_leave_alone)
     examples = (

@@ -6,6 +6,7 @@ same with the pre-check and without it."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import accelerate
@@ -15,6 +16,7 @@ import pytest
 from migrator.analysis import device_regions
 from migrator.analysis.cst_helpers import dotted_name
 from migrator.analysis.cst_walk import find_all
+from migrator.contract.rule import RuleOptions
 from migrator.core.target import NPU
 
 # A name bound by an import: resolving it is the only way to see the device.
@@ -159,3 +161,50 @@ def test_a_long_chain_reads_each_link_once(monkeypatch: pytest.MonkeyPatch) -> N
     device_regions.decided(decisions, head, _resolve, NPU)
     assert len(decisions) == 201
     assert len(reads) == len({id(test) for test in reads}) <= 201
+
+
+# The stdlib foresight NPU077 gates its regions with (`may_leave_alone`): code, and whether
+# it may be left alone (each True case is one of `region`'s paths, and the rule reports it).
+FORESIGHT = [
+    ("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n", True),
+    # LibCST spells a keyword as a Name, which `npu_aware_test` reads.
+    ("if check(npu=True):\n    x = x.cuda()\n", True),
+    ("def f(x):\n    # only for CUDA: a fused kernel\n    if torch.cuda.is_available():\n"
+     "        x = x.cuda()\n    return x\n", True),
+    ('if device != "cuda":\n    raise ValueError("cuda only")\n', True),
+    ('if config.use_cuda_graph and device == "cuda":\n    x = x.cuda()\n', True),
+    ("if torch.cuda.is_available():\n    from torch.utils.cpp_extension import load\n", True),
+    ("if torch.cuda.is_available():\n    ext = cpp_extension.load('k', ['k.cu'])\n", True),
+    ("if torch.cuda.is_available():\n    import triton\n", True),
+    ("if torch.version.cuda:\n    x = x.cuda()\n", True),
+    ('assert x.device.type == "cuda", "on cuda"\n', True),
+    ("def f(x):\n    if torch.cuda.is_available():\n        x = x.cuda()\n    return x\n", False),
+    ('if torch.cuda.is_available():\n    print("cuda")\nelif x:\n    pass\n', False),
+    ("assert x.is_cuda\n", False),
+    ("assert torch.cuda.device_count() > 1, 'needs two cuda devices'\n", False),
+]
+
+
+@pytest.mark.parametrize(("code", "may"), FORESIGHT)
+def test_npu077s_stdlib_foresight_lets_through_what_it_reports_and_little_else(
+    code: str, may: bool
+) -> None:
+    """Where the foresight says no the rule reports nothing, on the fast path as on the
+    full one; where it says yes the rule reports there (the foresight is not loose)."""
+    from migrator.analysis.bindings import module_bindings
+    from migrator.engine.python import migrate_python
+    from rules.device_specific_branch import DeviceSpecificBranch
+
+    text = "import torch\nfrom torch.utils import cpp_extension\n" + code
+    tree = ast.parse(text)
+    bindings = module_bindings(tree).names
+    foreseen = device_regions.may_leave_alone(tree.body[2:], bindings, NPU, text)
+    assert foreseen is may
+    outcomes = [
+        migrate_python(text, "m.py", [DeviceSpecificBranch], NPU, RuleOptions(), full=full)
+        for full in (True, False)
+    ]
+    reported = [[f.code for f in outcome.findings] for outcome in outcomes]
+    assert reported[0] == reported[1] == (["NPU077"] if may else [])
+    # Without its source the foresight assumes a comment may say "CUDA only".
+    assert device_regions.may_leave_alone(tree.body[2:], bindings, NPU) or not may

@@ -145,7 +145,7 @@ def _region_gate(code: str, text: str) -> bool:
     tree = parse_ast(text)
     facts = rule.trigger.file_facts(tree)
     assert rule.trigger.region is not None
-    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, lambda: facts)
+    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, lambda: facts, text)
     return rule.trigger.region_passes(view)
 
 
@@ -208,11 +208,13 @@ def _region_gate(code: str, text: str) -> bool:
         ("NPU061", "MAP = [('nvmlInit', ('rsmi_init', API_RSMI))]\n", False),
         ("NPU061", "cmd = ['echo', 'nvidia-smi']\n", False),
         ("NPU061", "cmd = [*'nvidia-smi']\n", True),
-        # An if whose test names no device, one that does, and an alias of one.
+        # An if whose test names no device, one that tests the NPU, and an alias of
+        # one; an assert that tests CUDA only through an alias asserts no device.
         ("NPU077", "if flag:\n    torch.cuda.synchronize()\n", False),
         ("NPU077", "if x.device.type == 'npu':\n    y = x.cuda()\n", True),
         ("NPU077", "from a import gpu_ok as ok\nassert ok(), 'cuda'\n", False),
-        ("NPU077", "from torch.cuda import is_available as ok\nassert ok(), 'cuda'\n", True),
+        ("NPU077", "from torch_npu.npu import is_available as ok\nassert ok(), 'cuda'\n", True),
+        ("NPU077", "from torch.cuda import is_available as ok\nassert ok(), 'cuda'\n", False),
         # torch.compiler is not torch.compile; a method call named compile is.
         ("NPU060", "import torch\ntorch.compiler.disable(f)\n", False),
         ("NPU060", "import torch\nmodel.compile(mode='max-autotune')\n", True),

@@ -36,6 +36,7 @@ from typing import cast
 import libcst as cst
 
 from migrator.analysis.ast_lines import summary, walk
+from migrator.analysis.bindings import dotted_parts, import_bindings
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.analysis.cst_walk import children
 from migrator.core.target import Target
@@ -487,24 +488,47 @@ def _ast_tests(
     superset of what `npu_aware_test` and `_tests_source` read)."""
     for found in walk(node):
         kind = type(found)
-        if kind is ast.Name:
-            assert isinstance(found, ast.Name)
-            if not wanted.isdisjoint(_words(found.id)):
-                return True
-            for value in names.get(found.id, ()):
-                if value and not wanted.isdisjoint(_words(value)):
-                    return True
-        elif kind is ast.Attribute:
-            assert isinstance(found, ast.Attribute)
-            if not wanted.isdisjoint(_words(found.attr)):
-                return True
-        elif kind is ast.Constant:
+        if kind is ast.Constant:
             assert isinstance(found, ast.Constant)
             if isinstance(found.value, str):
                 text = found.value.lower()
                 if any(word in text for word in wanted):
                     return True
+            continue
+        for identifier in _identifiers(found):
+            if not wanted.isdisjoint(_words(identifier)):
+                return True
+            for value in names.get(identifier, ()):
+                if value and not wanted.isdisjoint(_words(value)):
+                    return True
     return False
+
+
+def _identifiers(found: ast.AST) -> tuple[str, ...]:
+    """The identifiers of a stdlib node that LibCST spells as `Name` nodes, which the
+    decisions read (and resolve) as names: names, attributes, keywords, parameters,
+    definitions, imported and declared names."""
+    if isinstance(found, ast.Name):
+        return (found.id,)
+    if isinstance(found, ast.Attribute):
+        return (found.attr,)
+    if isinstance(found, (ast.keyword, ast.arg)):
+        return (found.arg,) if found.arg else ()
+    if isinstance(found, ast.alias):
+        return (*found.name.split("."), *((found.asname,) if found.asname else ()))
+    if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (found.name,)
+    if isinstance(found, ast.ImportFrom):
+        return tuple(found.module.split(".")) if found.module else ()
+    if isinstance(found, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (found.name,) if found.name else ()
+    if isinstance(found, (ast.Global, ast.Nonlocal)):
+        return tuple(found.names)
+    if isinstance(found, ast.MatchMapping):
+        return (found.rest,) if found.rest else ()
+    if isinstance(found, ast.MatchClass):
+        return tuple(found.kwd_attrs)
+    return ()
 
 
 def _ast_chain(node: ast.If) -> Iterator[ast.If]:
@@ -521,14 +545,18 @@ _TESTING = frozenset({ast.If, ast.Assert})
 
 
 def may_leave_alone(
-    statements: Sequence[ast.stmt], names: Mapping[str, Sequence[str | None]], target: Target
+    statements: Sequence[ast.stmt],
+    names: Mapping[str, Sequence[str | None]],
+    target: Target,
+    text: str | None = None,
 ) -> bool:
     """Whether `region` may find, in these statements, an `if` chain or `assert` that names
     the source device or backend (all NPU077 reports): a necessary condition read from the
-    stdlib tree. A test must name the target device or backend, or the source device, in a
-    name (an import's alias by what it binds), an attribute or a string; the statement must
-    name the source device or backend somewhere."""
-    tested = frozenset({target.device_type, target.dist_backend, target.source_device_type})
+    stdlib tree, following `region`'s own paths (`_may_be_region`), and the statement
+    must name the source device or backend somewhere. `text`: the region's source, where
+    a comment may say a feature is CUDA-only (None: not known, so any `if` testing CUDA
+    may carry one). On torch's source NPU077 reports in 41 of the 492 regions the
+    looser check (any `if` or `assert` whose test names a device) let through."""
     source = (target.source_device_type, target.source_dist_backend)
     for statement in statements:
         if _TESTING.isdisjoint(summary(statement).kinds):
@@ -541,17 +569,132 @@ def may_leave_alone(
                 merged.setdefault(name, []).append(dotted)
             scope = merged
         for node in walk(statement):
-            if isinstance(node, ast.If):
-                tests: list[ast.expr] = [link.test for link in _ast_chain(node)]
-            elif isinstance(node, ast.Assert):
-                tests = [node.test]
-            else:
-                continue
-            if not any(_ast_tests(test, scope, tested) for test in tests):
-                continue
-            if _ast_mentions(node, source):
+            if isinstance(node, (ast.If, ast.Assert)) and _may_be_region(
+                node, scope, target, text
+            ):
+                if _ast_mentions(node, source):
+                    return True
+    return False
+
+
+def _may_be_region(
+    node: ast.If | ast.Assert,
+    names: Mapping[str, Sequence[str | None]],
+    target: Target,
+    text: str | None,
+) -> bool:
+    """`region`'s decision foreseen on the stdlib tree: False only where it is None.
+
+    An `assert` must test the target (`npu_aware_test`) or compare with a string naming
+    the source device. An `if` chain must have a link that tests the target, or a link
+    that tests the source device (`_tests_source`) and one of what makes a CUDA-only
+    guard: a comment or message saying so (in `text`), a `raise` in the head's body, a
+    test that reads a setting named for a CUDA feature beside a string naming the
+    device, or CUDA-only work in the body or test of a link that tests the device
+    (`cuda_only_work`: an import of a CUDA-only module, a name resolving to a CUDA
+    extension builder, `torch.version.cuda` or a CUDA-only package, a `.cu` source or a
+    CUDA-only package named in a string). Each check reads more than `region` does
+    (every name and attribute, every string, every link of an `else:` that holds only an
+    `if`), never less."""
+    aware = frozenset({target.device_type, target.dist_backend})
+    device = target.source_device_type
+    if isinstance(node, ast.Assert):
+        return _ast_tests(node.test, names, aware) or _names_in_string(node.test, (device,))
+    links = list(_ast_chain(node))
+    if any(_ast_tests(link.test, names, aware) for link in links):
+        return True
+    testing = [link for link in links if _ast_tests(link.test, names, frozenset({device}))]
+    if not testing:
+        return False
+    if text is None or _ONLY_ON_SOURCE.search(text):
+        return True
+    if any(isinstance(statement, ast.Raise) for statement in links[0].body):
+        return True
+    if any(
+        _ast_feature(link.test, names, device) and _names_in_string(link.test, (device,))
+        for link in links
+    ):
+        return True
+    return any(
+        _ast_cuda_only_work([*link.body, link.test], names, target) for link in testing
+    )
+
+
+def _ast_feature(node: ast.AST, names: Mapping[str, Sequence[str | None]], device: str) -> bool:
+    """`_cuda_feature`'s superset: a name, attribute or imported name's last part that
+    holds the device among other words (`enable_cuda_graph`)."""
+    for found in walk(node):
+        for identifier in _identifiers(found):
+            spelled = [identifier, *(value for value in names.get(identifier, ()) if value)]
+            for name in spelled:
+                words = _words(name.rsplit(".", 1)[-1])
+                if device in words and len(words) > 1:
+                    return True
+    return False
+
+
+def _names_in_string(node: ast.AST, words: Sequence[str]) -> bool:
+    """Whether a string or bytes literal in `node` holds one of `words` (as written)."""
+    for found in walk(node):
+        if isinstance(found, ast.Constant):
+            value = found.value
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(value, str) and any(word in value for word in words):
                 return True
     return False
+
+
+def _ast_cuda_only_work(
+    roots: Sequence[ast.AST], names: Mapping[str, Sequence[str | None]], target: Target
+) -> bool:
+    """`cuda_only_work`'s superset on the stdlib tree (see `_may_be_region`)."""
+    device = target.source_device_type
+    for root in roots:
+        for found in walk(root):
+            if isinstance(found, (ast.Import, ast.ImportFrom)):
+                module = _ast_imported_module(found)
+                if module is not None and _cuda_only_module(module, target):
+                    return True
+                # LibCST walks the names an import binds as names, which resolve to what
+                # they import (`from torch.utils.cpp_extension import load`).
+                if any(
+                    _cuda_only_name(dotted, device) for _, dotted in import_bindings(found)
+                ):
+                    return True
+            elif isinstance(found, ast.Constant):
+                if _names_in_string(found, (".cu", *CUDA_ONLY_PACKAGES)):
+                    return True
+                continue
+            # A name resolves by what an import binds it to; an attribute chain too.
+            for identifier in _identifiers(found):
+                for head in names.get(identifier, ()):
+                    if head is not None and _cuda_only_name(head, device):
+                        return True
+            parts = dotted_parts(found) if isinstance(found, ast.Attribute) else None
+            for head in names.get(parts[0], ()) if parts else ():
+                if head is not None and _cuda_only_name(".".join([head, *parts[1:]]), device):
+                    return True
+    return False
+
+
+def _cuda_only_name(name: str, device: str) -> bool:
+    """A resolved name `cuda_only_work` counts: a CUDA extension builder,
+    `torch.version.cuda`, or anything of a CUDA-only package."""
+    return (
+        name in _CUDA_EXTENSION_CALLS
+        or name == f"torch.version.{device}"
+        or name.split(".", 1)[0] in CUDA_ONLY_PACKAGES
+    )
+
+
+def _ast_imported_module(node: ast.Import | ast.ImportFrom) -> str | None:
+    """`_imported_module` on the stdlib tree."""
+    if isinstance(node, ast.Import):
+        return next((alias.name for alias in node.names if alias.name), None)
+    if node.module:
+        return node.module
+    return next((alias.name for alias in node.names if alias.name != "*"), None)
 
 
 def _ast_mentions(node: ast.stmt, source: Sequence[str]) -> bool:

@@ -128,14 +128,16 @@ NamesGate = Callable[[frozenset[str], FileView], bool]
 class RegionView:
     """One region as a `region` gate sees it: its stdlib statements, the module's import
     bindings (`ModuleBindings.names`: each name, the dotted names imports bind it to), the
-    target and what the rule's `facts` read of the whole file (`facts_of` works them
+    target, what the rule's `facts` read of the whole file (`facts_of` works them
     out when a gate first reads `facts`: most gates never do, and facts walk the whole
-    file)."""
+    file) and its source lines, comments included (`text`; None where not known, and a
+    gate must then assume any comment)."""
 
     statements: Sequence[ast.stmt]
     names: Mapping[str, Sequence[str | None]]
     target: Target = NPU
     facts_of: Callable[[], object] | None = None
+    text: str | None = None
 
     @property
     def facts(self) -> object:

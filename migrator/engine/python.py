@@ -1242,6 +1242,7 @@ def _active(
                     bindings.names,
                     view.target,
                     functools.partial(facts.get, rule.code),
+                    body,
                 )
             )
         ):
