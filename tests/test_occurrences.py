@@ -316,6 +316,23 @@ def test_alternatives_and_literals_of_parts() -> None:
     assert part_literal("(?<=x)ab?") == "a"
     assert part_literal("(?<!a|b)cd") == ""
     assert part_literal("(?<!unclosed") == ""
+    # Escaped punctuation and plain `=`, `:` match themselves; a class, an escaped letter, a
+    # plain space (which a verbose pattern skips) or a quantified last character end it.
+    assert part_literal(re.escape("def main(")) == "def main("
+    assert part_literal("dtype=float") == "dtype=float"
+    assert part_literal('\\.to\\(\\s*"cuda') == ".to("
+    assert part_literal("cuda:\\d") == "cuda:"
+    assert part_literal("ab\\(?") == "ab"
+    assert part_literal("x\\.y*") == "x."
+    assert part_literal("a b") == "a"
+    text = "def main(\ndef  main(x)\nif dtype=float or dtype= float:\n"
+    lines = split_lines(text)
+    parts = [re.escape("def main("), "dtype=float", "dtype=\\s*float"]
+    found = Finder([part_literal(part) for part in parts]).scan(text)
+    for part in parts:
+        expected = _lines_by_regex(text, lines, part)
+        assert hot_lines_of(text, lines, [part], found) == expected, part
+    assert hot_lines_of(text, lines, parts[:1], found) == [1]
     text = "from  torch import x\nimport os, torch\nre.compile(a).compile\n# import torch\n"
     lines = split_lines(text)
     found = Finder(["torch", "import", "from", ".compile"]).scan(text)
