@@ -471,6 +471,29 @@ def test_an_unreadable_shapes_file_is_ignored(
     assert _tables_in_use() == learnt
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda shape: shape.pop("helpers"),
+        lambda shape: shape.update(under=[10_000]),
+        lambda shape: shape.update(fields=7),
+    ],
+    ids=["missing-key", "unknown-index", "wrong-kind"],
+)
+def test_a_shapes_file_with_one_bad_entry_fills_no_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Any
+) -> None:
+    data = json.loads(cst_walk.render_shapes())
+    damage(list(data["shapes"].values())[-1])
+    shapes = tmp_path / "shapes.json"
+    shapes.write_text(json.dumps(data), encoding="utf-8")
+    learnt = _learnt_tables()
+    _fresh_tables(monkeypatch, shapes)
+    cst_walk._load_shapes()
+    assert cst_walk._UNDER is None and not cst_walk._FIELDS and not cst_walk._HELPERS
+    assert _tables_in_use() == learnt
+
+
 def test_the_shipped_shapes_are_current_for_the_libcst_they_name() -> None:
     shipped = json.loads(cst_walk.SHAPES_FILE.read_text(encoding="utf-8"))
     if shipped["libcst"] != cst_walk.libcst_version():

@@ -169,8 +169,11 @@ FORESIGHT = [
     ("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n", True),
     # LibCST spells a keyword as a Name, which `npu_aware_test` reads.
     ("if check(npu=True):\n    x = x.cuda()\n", True),
-    ("def f(x):\n    # only for CUDA: a fused kernel\n    if torch.cuda.is_available():\n"
-     "        x = x.cuda()\n    return x\n", True),
+    (
+        "def f(x):\n    # only for CUDA: a fused kernel\n    if torch.cuda.is_available():\n"
+        "        x = x.cuda()\n    return x\n",
+        True,
+    ),
     ('if device != "cuda":\n    raise ValueError("cuda only")\n', True),
     ('if config.use_cuda_graph and device == "cuda":\n    x = x.cuda()\n', True),
     ("if torch.cuda.is_available():\n    from torch.utils.cpp_extension import load\n", True),

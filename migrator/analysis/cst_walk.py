@@ -181,9 +181,7 @@ def _learn(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     return fields
 
 
-_Shape = tuple[
-    tuple[str, ...] | None, frozenset[str] | None, dict[str, tuple[str, str]] | None
-]
+_Shape = tuple[tuple[str, ...] | None, frozenset[str] | None, dict[str, tuple[str, str]] | None]
 
 
 def _learn_shape(kind: type[cst.CSTNode]) -> _Shape:
@@ -347,7 +345,10 @@ def render_shapes() -> str:
     """`SHAPES_FILE`'s text for the installed LibCST."""
     data = learnt_shapes()
     shapes = data.pop("shapes")
-    lines = [f"  {json.dumps(name)}: {json.dumps(shape, sort_keys=True)}" for name, shape in shapes.items()]
+    lines = [
+        f"  {json.dumps(name)}: {json.dumps(shape, sort_keys=True)}"
+        for name, shape in shapes.items()
+    ]
     head = json.dumps(data, indent=1)[:-2]
     return head + ',\n "shapes": {\n' + ",\n".join(lines) + "\n }\n}\n"
 
@@ -368,21 +369,26 @@ def _load_shapes() -> None:
         shapes = data["shapes"]
         if len(shapes) != len(kinds) or None in kinds:
             return
-        under = {}
-        for kind, name in zip(kinds, data["types"]):
-            under[kind] = frozenset(kinds[number] for number in shapes[name]["under"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        # Read whole before any table is filled: a file cut short fills none.
+        under, fields, skipped, helpers = {}, {}, {}, {}
+        for kind, name in zip(kinds, data["types"], strict=True):
+            shape = shapes[name]
+            under[kind] = frozenset(kinds[number] for number in shape["under"])
+            fields[kind] = None if shape["fields"] is None else tuple(shape["fields"])
+            if shape["skipped_when_none"] is not None:
+                skipped[kind] = frozenset(shape["skipped_when_none"])
+            if shape["helpers"] is not None:
+                helpers[kind] = {k: (v[0], v[1]) for k, v in shape["helpers"].items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return
-    for kind, name in zip(kinds, data["types"]):
-        shape = shapes[name]
-        if kind not in _FIELDS:
-            _FIELDS[kind] = None if shape["fields"] is None else tuple(shape["fields"])
-        if shape["skipped_when_none"] is not None:
-            _SKIPPED_WHEN_NONE.setdefault(kind, frozenset(shape["skipped_when_none"]))
-        if shape["helpers"] is not None:
-            _HELPERS.setdefault(kind, {k: (v[0], v[1]) for k, v in shape["helpers"].items()})
+    for kind, found in fields.items():
+        _FIELDS.setdefault(kind, found)
+    for kind, names in skipped.items():
+        _SKIPPED_WHEN_NONE.setdefault(kind, names)
+    for kind, by_field in helpers.items():
+        _HELPERS.setdefault(kind, by_field)
     if _UNDER is None:
-        _UNDER = under  # type: ignore[assignment]
+        _UNDER = under
 
 
 def _named_type(name: str) -> Any:

@@ -569,11 +569,12 @@ def may_leave_alone(
                 merged.setdefault(name, []).append(dotted)
             scope = merged
         for node in walk(statement):
-            if isinstance(node, (ast.If, ast.Assert)) and _may_be_region(
-                node, scope, target, text
+            if (
+                isinstance(node, (ast.If, ast.Assert))
+                and _may_be_region(node, scope, target, text)
+                and _ast_mentions(node, source)
             ):
-                if _ast_mentions(node, source):
-                    return True
+                return True
     return False
 
 
@@ -615,9 +616,7 @@ def _may_be_region(
         for link in links
     ):
         return True
-    return any(
-        _ast_cuda_only_work([*link.body, link.test], names, target) for link in testing
-    )
+    return any(_ast_cuda_only_work([*link.body, link.test], names, target) for link in testing)
 
 
 def _ast_feature(node: ast.AST, names: Mapping[str, Sequence[str | None]], device: str) -> bool:
@@ -658,9 +657,7 @@ def _ast_cuda_only_work(
                     return True
                 # LibCST walks the names an import binds as names, which resolve to what
                 # they import (`from torch.utils.cpp_extension import load`).
-                if any(
-                    _cuda_only_name(dotted, device) for _, dotted in import_bindings(found)
-                ):
+                if any(_cuda_only_name(dotted, device) for _, dotted in import_bindings(found)):
                     return True
             elif isinstance(found, ast.Constant):
                 if _names_in_string(found, (".cu", *CUDA_ONLY_PACKAGES)):
@@ -672,7 +669,9 @@ def _ast_cuda_only_work(
                     if head is not None and _cuda_only_name(head, device):
                         return True
             parts = dotted_parts(found) if isinstance(found, ast.Attribute) else None
-            for head in names.get(parts[0], ()) if parts else ():
+            if not parts:
+                continue
+            for head in names.get(parts[0], ()):
                 if head is not None and _cuda_only_name(".".join([head, *parts[1:]]), device):
                     return True
     return False

@@ -68,7 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Written for the installed LibCST even where the shipped file is for another.
     shapes = cst_walk.render_shapes()
-    if not cst_walk.SHAPES_FILE.exists() or cst_walk.SHAPES_FILE.read_text(encoding="utf-8") != shapes:
+    if (
+        not cst_walk.SHAPES_FILE.exists()
+        or cst_walk.SHAPES_FILE.read_text(encoding="utf-8") != shapes
+    ):
         found[cst_walk.SHAPES_FILE] = shapes
     for path, text in found.items():
         path.write_text(text, encoding="utf-8")
