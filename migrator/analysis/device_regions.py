@@ -480,28 +480,29 @@ def hand_on(decisions: Decisions, original: cst.CSTNode, result: object) -> None
 
 
 # The stdlib-ast foresight of `region` -------------------------------------------------
-def _ast_tests(
+def _ast_test_words(
     node: ast.AST, names: Mapping[str, Sequence[str | None]], wanted: frozenset[str]
-) -> bool:
-    """Whether a word of `wanted` is among the words of a name or attribute in `node`, of
-    what its names are bound to by imports, or inside one of its string literals (a
-    superset of what `npu_aware_test` and `_tests_source` read)."""
-    for found in walk(node):
-        kind = type(found)
-        if kind is ast.Constant:
-            assert isinstance(found, ast.Constant)
-            if isinstance(found.value, str):
-                text = found.value.lower()
-                if any(word in text for word in wanted):
-                    return True
-            continue
-        for identifier in _identifiers(found):
-            if not wanted.isdisjoint(_words(identifier)):
-                return True
-            for value in names.get(identifier, ()):
-                if value and not wanted.isdisjoint(_words(value)):
-                    return True
-    return False
+) -> frozenset[str]:
+    """The words of `wanted` among the words of a name or attribute in `node` (every
+    identifier LibCST spells as a `Name`), of what its names are bound to by imports, or
+    inside one of its string literals, in any case: a superset of what `npu_aware_test`
+    and `_tests_source` read. One walk finds them all."""
+    found: set[str] = set()
+    for inner in walk(node):
+        if type(inner) is ast.Constant:
+            assert isinstance(inner, ast.Constant)
+            if isinstance(inner.value, str):
+                text = inner.value.lower()
+                found.update(word for word in wanted if word in text)
+        else:
+            for identifier in _identifiers(inner):
+                found.update(wanted & _words(identifier))
+                for value in names.get(identifier, ()):
+                    if value:
+                        found.update(wanted & _words(value))
+        if len(found) == len(wanted):
+            break
+    return frozenset(found)
 
 
 def _identifiers(found: ast.AST) -> tuple[str, ...]:
@@ -556,8 +557,19 @@ def may_leave_alone(
     must name the source device or backend somewhere. `text`: the region's source, where
     a comment may say a feature is CUDA-only (None: not known, so any `if` testing CUDA
     may carry one). On torch's source NPU077 reports in 41 of the 492 regions the
-    looser check (any `if` or `assert` whose test names a device) let through."""
+    looser check (any `if` or `assert` whose test names a device) let through.
+
+    An `if` chain is judged once, at its head: what `region` finds for a chain that
+    starts at one of its `elif`s, `_may_be_region` finds for the whole chain too."""
     source = (target.source_device_type, target.source_dist_backend)
+    says_only: list[bool] = []
+
+    def commented() -> bool:
+        # Searched once a region, and only where a chain that tests CUDA asks.
+        if not says_only:
+            says_only.append(text is None or _ONLY_ON_SOURCE.search(text) is not None)
+        return says_only[0]
+
     for statement in statements:
         if _TESTING.isdisjoint(summary(statement).kinds):
             continue
@@ -568,12 +580,16 @@ def may_leave_alone(
             for name, dotted in summary(statement).imports:
                 merged.setdefault(name, []).append(dotted)
             scope = merged
+        linked: set[int] = set()
         for node in walk(statement):
-            if (
-                isinstance(node, (ast.If, ast.Assert))
-                and _may_be_region(node, scope, target, text)
-                and _ast_mentions(node, source)
-            ):
+            if isinstance(node, ast.If):
+                if id(node) in linked:
+                    continue
+                links = list(_ast_chain(node))
+                linked.update(id(link) for link in links)
+            elif not isinstance(node, ast.Assert):
+                continue
+            if _may_be_region(node, scope, target, commented) and _ast_mentions(node, source):
                 return True
     return False
 
@@ -582,41 +598,50 @@ def _may_be_region(
     node: ast.If | ast.Assert,
     names: Mapping[str, Sequence[str | None]],
     target: Target,
-    text: str | None,
+    commented: Callable[[], bool],
 ) -> bool:
-    """`region`'s decision foreseen on the stdlib tree: False only where it is None.
+    """`region`'s decision foreseen on the stdlib tree, for an `assert` or the `if` chain
+    headed by `node` and every chain that starts at one of its links: False only where
+    `region` gives None for all of them.
 
     An `assert` must test the target (`npu_aware_test`) or compare with a string naming
     the source device. An `if` chain must have a link that tests the target, or a link
     that tests the source device (`_tests_source`) and one of what makes a CUDA-only
-    guard: a comment or message saying so (in `text`), a `raise` in the head's body, a
-    test that reads a setting named for a CUDA feature beside a string naming the
-    device, or CUDA-only work in the body or test of a link that tests the device
-    (`cuda_only_work`: an import of a CUDA-only module, a name resolving to a CUDA
-    extension builder, `torch.version.cuda` or a CUDA-only package, a `.cu` source or a
-    CUDA-only package named in a string). Each check reads more than `region` does
-    (every name and attribute, every string, every link of an `else:` that holds only an
-    `if`), never less."""
+    guard: a comment or message saying so (`commented`: the region's text says so), a
+    `raise` in a link's body, a test that reads a setting named for a CUDA feature
+    beside a string naming the device, or CUDA-only work in the body or test of a link
+    that tests the device (`cuda_only_work`: an import of a CUDA-only module, a name
+    resolving to a CUDA extension builder, `torch.version.cuda` or a CUDA-only package, a
+    `.cu` source or a CUDA-only package named in a string). Each check reads more than
+    `region` does (every name and attribute, every string, every link of an `else:` that
+    holds only an `if`), never less."""
     aware = frozenset({target.device_type, target.dist_backend})
     device = target.source_device_type
+    wanted = aware | {device}
     if isinstance(node, ast.Assert):
-        return _ast_tests(node.test, names, aware) or _names_in_string(node.test, (device,))
-    links = list(_ast_chain(node))
-    if any(_ast_tests(link.test, names, aware) for link in links):
-        return True
-    testing = [link for link in links if _ast_tests(link.test, names, frozenset({device}))]
+        return bool(_ast_test_words(node.test, names, aware)) or _names_in_string(
+            node.test, (device,)
+        )
+    testing = []
+    for link in _ast_chain(node):
+        found = _ast_test_words(link.test, names, wanted)
+        if not aware.isdisjoint(found):
+            return True
+        if device in found:
+            testing.append(link)
     if not testing:
         return False
-    if text is None or _ONLY_ON_SOURCE.search(text):
-        return True
-    if any(isinstance(statement, ast.Raise) for statement in links[0].body):
+    links = list(_ast_chain(node))
+    if any(isinstance(statement, ast.Raise) for link in links for statement in link.body):
         return True
     if any(
         _ast_feature(link.test, names, device) and _names_in_string(link.test, (device,))
         for link in links
     ):
         return True
-    return any(_ast_cuda_only_work([*link.body, link.test], names, target) for link in testing)
+    if any(_ast_cuda_only_work([*link.body, link.test], names, target) for link in testing):
+        return True
+    return commented()
 
 
 def _ast_feature(node: ast.AST, names: Mapping[str, Sequence[str | None]], device: str) -> bool:
