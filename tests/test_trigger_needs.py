@@ -14,7 +14,7 @@ import pytest
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import finder
 from migrator.contract.rule import RuleOptions
-from migrator.contract.trigger import TokenPattern, Trigger, _Pattern
+from migrator.contract.trigger import TokenPattern, Trigger, _Pattern, any_of
 from migrator.contract.unsupported import UnsupportedConstruct
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.target import NPU
@@ -241,3 +241,34 @@ def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
     assert [need.literal for need in Declared.trigger.needs] == ["pkg"]
     assert Child.trigger.matches("import pkg\npkg.beta()\n")
     assert not Child.trigger.matches("import pkg\npkg.alpha()\n")
+
+
+@pytest.mark.parametrize("after", ["", "\\b", "\\(", "z"])
+def test_any_of_matches_where_the_plain_alternation_does(after: str) -> None:
+    """The prefix tree of words (one a prefix of another, escapes, one letter) matches at
+    every place the plain alternation matches, followed by the same thing, and nowhere
+    else; on a real file too, with NPU080's own names."""
+    import random
+
+    words = ["lu", "lu_factor", "lu_solve", "mode", "a.b", "a+b", "x", "xy", "xyz(", "_"]
+    plain = re.compile("(?:" + "|".join(map(re.escape, words)) + ")" + after)
+    tree = re.compile("(?:" + any_of(words) + ")" + after)
+    pieces = [*words, "l", "u", "_", ".", "+", " ", "(", "z", "fac", "tor"]
+    chooser = random.Random(18)
+    for _ in range(300):
+        text = "".join(chooser.choice(pieces) for _ in range(12))
+        for at in range(len(text) + 1):
+            assert (plain.match(text, at) is None) == (tree.match(text, at) is None), text
+    names = OpWithoutNpuKernel.trigger.tokens
+    real = "".join(
+        path.read_text(encoding="utf-8")
+        for path in sorted(Path(accelerate.__file__).parent.rglob("*.py"))[:40]
+    )
+    found = 0
+    for regex in ("\\.[\\s\\\\]*(?:{})\\b", "\\b(?:{})\\b"):
+        plain = re.compile(regex.format("|".join(map(re.escape, names))))
+        tree = re.compile(regex.format(any_of(names)))
+        starts = [match.start() for match in plain.finditer(real)]
+        assert starts == [match.start() for match in tree.finditer(real)]
+        found += len(starts)
+    assert found > 10
