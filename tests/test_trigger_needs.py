@@ -272,3 +272,24 @@ def test_any_of_matches_where_the_plain_alternation_does(after: str) -> None:
         assert starts == [match.start() for match in tree.finditer(real)]
         found += len(starts)
     assert found > 10
+
+
+@pytest.mark.parametrize(
+    ("text", "brought"),
+    [
+        ("from decord import nd as dn\nr = dn.gpu(0)\n", True),
+        ("import decord.nd as dn\nr = dn.gpu(0)\n", True),
+        ("from decord.nd import gpu as g\nr = g(0)\n", True),
+        ("from other import nd as dn\nr = dn.gpu(0)\n", False),
+        ("import decord as de\nr = de.cpu(0)\n", False),
+    ],
+)
+def test_a_dotted_token_spelt_through_an_import_is_found_with_its_module_named(
+    text: str, brought: bool
+) -> None:
+    """`decord.nd.gpu` is found where an import binds a name to `decord.nd` or
+    `decord.nd.gpu`, though the text never spells either; the file's imports are read only
+    where it spells the module's first name."""
+    trigger = Trigger(tokens=("decord.nd.gpu",))
+    assert trigger.matches(text) is brought
+    assert trigger.matches(text, finder(trigger.literals()).scan(text)) is brought

@@ -215,8 +215,10 @@ class Trigger:
         for pattern in search.patterns:
             if has(pattern.literal) and pattern.occurs(text):
                 return True
+        # Each needs its module's name in the text (its from-import spells it) first.
         if any(
-            has(name) and _imports_name(text, name, module) for name, module in search.from_imports
+            has(name) and has(module) and _imports_name(text, name, module)
+            for name, module in search.from_imports
         ):
             return True
         return _spelt_through_alias(text, search.tails, has)
@@ -498,6 +500,11 @@ def _spelt_through_alias(
     `tc.graphs` after `import torch.cuda as tc` for "torch.cuda.graphs", as the engine's
     region search (`alias_tokens`) finds it once the file is read."""
     if not tails or (" as " not in text and "from" not in text):
+        return False
+    # An import that binds a name to the module spells the module's first name (`import
+    # a.b as m`, `from a import b as m`): read the file's imports only where one may.
+    tails = tuple(tail for tail in tails if has(tail[2]) and has(tail[0].split(".", 1)[0]))
+    if not tails:
         return False
     names = _module_names(text)
     for prefix, rest, first in tails:
