@@ -3,8 +3,10 @@ through `ctx.project`, handed to worker processes and part of the cache's run ke
 
 from __future__ import annotations
 
+import ast
 import pickle
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -406,17 +408,30 @@ def test_mmcv_config_settings_in_any_statement_shape_are_read(tmp_path: Path) ->
     }
 
 
-def test_npu_grad_scalers_are_found(tmp_path: Path) -> None:
+def test_npu_grad_scalers_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    real = ast.parse
+
+    def recorded(source: str, *args: Any, **kwargs: Any) -> ast.Module:
+        parsed.append(source)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", recorded)
     view = _tree(
         tmp_path,
         {
             "a.py": "import torch\n\nscaler = torch.npu.amp.GradScaler()\n",
             "b.py": "import torch\nscaler = torch.amp.GradScaler('npu')\n",
             "c.py": "from torch.cuda.amp import GradScaler\ns = GradScaler()\n",
+            "d.py": "from torch_npu.npu.amp import GradScaler as S\n\n\ns = S()\n",
+            "e.py": "import torch_npu.npu.amp as na\ns = na.GradScaler()\n",
         },
     )
     # c.py: a GradScaler imported by name from torch.cuda.amp becomes torch's own (NPU012).
-    assert [(s.path, s.line) for s in view.npu_grad_scalers] == [("a.py", 3)]
+    found = sorted((s.path, s.line) for s in view.npu_grad_scalers)
+    assert found == [("a.py", 3), ("d.py", 4), ("e.py", 2)]
+    # A file that never spells "npu" names none: it is not parsed for one.
+    assert not any("torch.cuda.amp import GradScaler" in source for source in parsed)
 
 
 @pytest.mark.parametrize(

@@ -923,8 +923,10 @@ def _inherited_fp16(
 
 
 def _npu_grad_scalers(rel: str, data: bytes) -> list[Fp16Scaler]:
-    """torch_npu's GradScaler named in one Python file (its first line)."""
-    if b"GradScaler" not in data:
+    """torch_npu's GradScaler named in one Python file (its first line). Every name of it
+    spells "npu" (`NPU_SCALERS`), in the import that binds it or in the name itself: a
+    file without it is not parsed (torch's source has dozens that name torch's own)."""
+    if b"GradScaler" not in data or b"npu" not in data:
         return []
     try:
         tree = ast.parse(decode_python(data).text)
