@@ -264,10 +264,12 @@ def stale_indexes() -> list[Path]:
 
 
 def _warn_stale() -> None:
+    from migrator.analysis.cst_walk import SHAPES_FILE
+
     for path in stale_indexes():
         cost = (
             "learns LibCST's node types first"
-            if path.suffix == ".json" and path.name != "triggers.json"
+            if path == SHAPES_FILE
             else "imports all its rules first"
         )
         print(

@@ -502,3 +502,22 @@ def test_the_shipped_shapes_are_current_for_the_libcst_they_name() -> None:
         "stale: run `python -m migrator.engine.write_index` and commit the result"
     )
     assert cst_walk.SHAPES_FILE not in write_index.stale()
+
+
+def test_write_index_rewrites_shapes_for_another_libcst_that_stale_leaves_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shapes file for another LibCST release is not stale (a run ignores it), but
+    `write_index` writes it for the installed release; a current one is left as it is."""
+    data = json.loads(cst_walk.render_shapes())
+    data["libcst"] = "0.0.1"
+    shapes = tmp_path / "shapes.json"
+    shapes.write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(cst_walk, "SHAPES_FILE", shapes)
+    monkeypatch.setattr(write_index, "_stale_indexes", dict)
+    assert write_index.shapes_stale() is None and shapes not in write_index.stale()
+    assert write_index.main([]) == 0
+    assert shapes.read_text(encoding="utf-8") == cst_walk.render_shapes()
+    assert f"wrote {shapes}" in capsys.readouterr().out
+    assert write_index.main([]) == 0
+    assert capsys.readouterr().out == ""

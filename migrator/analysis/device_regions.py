@@ -582,6 +582,7 @@ def may_leave_alone(
             scope = merged
         linked: set[int] = set()
         for node in walk(statement):
+            links: list[ast.If] = []
             if isinstance(node, ast.If):
                 if id(node) in linked:
                     continue
@@ -589,20 +590,23 @@ def may_leave_alone(
                 linked.update(id(link) for link in links)
             elif not isinstance(node, ast.Assert):
                 continue
-            if _may_be_region(node, scope, target, commented) and _ast_mentions(node, source):
+            if _may_be_region(node, links, scope, target, commented) and _ast_mentions(
+                node, source
+            ):
                 return True
     return False
 
 
 def _may_be_region(
     node: ast.If | ast.Assert,
+    links: Sequence[ast.If],
     names: Mapping[str, Sequence[str | None]],
     target: Target,
     commented: Callable[[], bool],
 ) -> bool:
     """`region`'s decision foreseen on the stdlib tree, for an `assert` or the `if` chain
-    headed by `node` and every chain that starts at one of its links: False only where
-    `region` gives None for all of them.
+    headed by `node` (its links, `_ast_chain`) and every chain that starts at one of its
+    links: False only where `region` gives None for all of them.
 
     An `assert` must test the target (`npu_aware_test`) or compare with a string naming
     the source device. An `if` chain must have a link that tests the target, or a link
@@ -623,7 +627,7 @@ def _may_be_region(
             node.test, (device,)
         )
     testing = []
-    for link in _ast_chain(node):
+    for link in links:
         found = _ast_test_words(link.test, names, wanted)
         if not aware.isdisjoint(found):
             return True
@@ -631,7 +635,6 @@ def _may_be_region(
             testing.append(link)
     if not testing:
         return False
-    links = list(_ast_chain(node))
     if any(isinstance(statement, ast.Raise) for link in links for statement in link.body):
         return True
     if any(

@@ -36,24 +36,31 @@ def shapes_stale() -> str | None:
     current = path.read_text(encoding="utf-8") if path.exists() else None
     if current is not None:
         try:
-            written_for = json.loads(current).get("libcst")
+            data = json.loads(current)
         except ValueError:
-            written_for = None
+            data = None
+        written_for = data.get("libcst") if isinstance(data, dict) else None
         if written_for not in (None, cst_walk.libcst_version()):
             return None
     text = cst_walk.render_shapes()
     return None if text == current else text
 
 
-def stale() -> dict[Path, str]:
-    """The index files whose text is not what their rules give now (missing ones too),
-    with the text each should hold: a run then imports all of a package's rules to read
-    their triggers; and the LibCST shapes file where `shapes_stale` says so."""
-    found = {
+def _stale_indexes() -> dict[Path, str]:
+    """The trigger indexes whose text is not what their rules give now (missing ones too),
+    with the text each should hold."""
+    return {
         path: text
         for path, text in expected().items()
         if (path.read_text(encoding="utf-8") if path.exists() else None) != text
     }
+
+
+def stale() -> dict[Path, str]:
+    """The index files whose text is not what their rules give now (missing ones too),
+    with the text each should hold: a run then imports all of a package's rules to read
+    their triggers; and the LibCST shapes file where `shapes_stale` says so."""
+    found = _stale_indexes()
     shapes = shapes_stale()
     if shapes is not None:
         from migrator.analysis.cst_walk import SHAPES_FILE
@@ -63,16 +70,14 @@ def stale() -> dict[Path, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    found = stale()
     from migrator.analysis import cst_walk
 
+    found = _stale_indexes()
     # Written for the installed LibCST even where the shipped file is for another.
+    path = cst_walk.SHAPES_FILE
     shapes = cst_walk.render_shapes()
-    if (
-        not cst_walk.SHAPES_FILE.exists()
-        or cst_walk.SHAPES_FILE.read_text(encoding="utf-8") != shapes
-    ):
-        found[cst_walk.SHAPES_FILE] = shapes
+    if not path.exists() or path.read_text(encoding="utf-8") != shapes:
+        found[path] = shapes
     for path, text in found.items():
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
