@@ -610,6 +610,7 @@ class LowPrecisionNumpy(PythonRule):
         patterns=(TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),),
         facts=low_precision_methods,
         local=True,
+        reads_around=True,
     )
     examples = (
         Example(

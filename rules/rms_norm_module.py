@@ -73,7 +73,9 @@ class RmsNormModule(PythonRule):
     fix_availability = FixAvailability.NEVER
     name = "rms-norm-module"
     summary = "Suggest torch_npu.npu_rms_norm for hand-written RMSNorm modules (one fused kernel)."
-    trigger = Trigger(tokens=("rsqrt",), statement_gate=defines_function("forward"), local=True)
+    trigger = Trigger(
+        tokens=("rsqrt",), statement_gate=defines_function("forward"), local=True, reads_around=True
+    )
     examples = (
         reported(
             "import torch\n\n\nclass RMSNorm(torch.nn.Module):\n"

@@ -44,7 +44,14 @@ engine's business. The trigger holds
   lines holds one of its tokens (`migrator.analysis.statement_spans`), for a rule that
   edits and reports only at nodes of a statement that holds a token, deciding from that
   statement, the headers around it and name resolution alone (no state gathered from
-  other statements: a rule that follows values through assignments is not local);
+  other statements: a rule that follows values through assignments is not local); where
+  every rule that may act in a region is local, the fast path parses the region with a
+  stand-in for each statement none of them has a token in (`migrator.analysis.skeletons`;
+  the statements of an `if` chain it keeps whole, whose bodies `device_regions` reads);
+- `reads_around=True`: a `local` rule that still reads, at a function or class it walks,
+  the statements inside it that hold none of its tokens (NPU003 follows values through
+  the whole function, NPU092 reads a `forward` whole): the fast path parses the regions
+  it acts in without stand-ins;
 - `elements=True`: the rule edits and reports at nodes inside one element of a large
   list, tuple, set or dict display assigned at module level (torch's `op_db = [OpInfo(...),
   ...]`, 11,000 lines in one statement), deciding from that element, the assignment's
@@ -167,6 +174,7 @@ class Trigger:
     always: Gate | None = None
     facts: Facts | None = None
     local: bool = False
+    reads_around: bool = False
     elements: bool = False
     skips_data: bool = False
 

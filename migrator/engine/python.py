@@ -65,6 +65,7 @@ from migrator.analysis.bindings import (
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
+from migrator.analysis.skeletons import Skeleton, cold_skeleton, restored, skeleton_statements
 from migrator.analysis.statement_spans import (
     Spanned,
     cold,
@@ -1274,8 +1275,7 @@ def _starts(
     return statement_starts(found, offset)
 
 
-def _cold(
-    spans: Sequence[Spanned],
+def _hot(
     region: Region,
     active: Sequence[type[PythonRule]],
     patterns: Mapping[type[PythonRule], RulePattern],
@@ -1283,17 +1283,15 @@ def _cold(
     lines: Sequence[str],
     code: Callable[[], str],
     offset: int,
-) -> dict[type[PythonRule], set[int]]:
-    """For each `local` rule, the statements of the region none of its tokens is on: the
-    region's own test (`_active`) on each statement's lines (a line counts when a match
-    starts on it; for a `words` rule, in the code with its string literals blanked;
-    `offset`: where `body` starts in the file's text).
+) -> dict[type[PythonRule], list[int]]:
+    """For each `local` rule, the lines of the region one of its tokens is on: the
+    region's own test (`_active`) on each line (a line counts when a match starts on it;
+    for a `words` rule, in the code with its string literals blanked; `offset`: where
+    `body` starts in the file's text).
 
     An import inside the region binds names its tokens may not spell (`from torch import
     cuda` in a function, then `cuda.synchronize()`): what such a name looks like counts
     as a token too, as `alias_tokens` makes a module-level import's names count."""
-    if not spans:
-        return {}
     # Where each of the body's lines starts in it (`body` is the file's lines first..last).
     starts = [0, *itertools.accumulate(map(len, lines[region.first - 1 : region.last]))]
     nested: dict[str, tuple[str | None, ...]] = {}
@@ -1302,7 +1300,7 @@ def _cold(
             for local, dotted in summary(node).imports:
                 nested[local] = (*nested.get(local, ()), dotted)
     inner = ModuleBindings(nested) if nested else EMPTY
-    found: dict[type[PythonRule], set[int]] = {}
+    found: dict[type[PythonRule], list[int]] = {}
     for rule in active:
         if not rule.trigger.local:
             continue
@@ -1312,9 +1310,47 @@ def _cold(
         if aliases:
             matches += [match.start() for match in compile_parts(aliases).finditer(text)]
         first = region.first - 1
-        hot = sorted({first + bisect.bisect_right(starts, at) for at in matches})
-        found[rule] = cold(spans, hot)
+        found[rule] = sorted({first + bisect.bisect_right(starts, at) for at in matches})
     return found
+
+
+def _cold(
+    spans: Sequence[Spanned], hot: Mapping[type[PythonRule], list[int]]
+) -> dict[type[PythonRule], set[int]]:
+    """For each `local` rule, the statements of the region none of its tokens is on
+    (`hot`, from `_hot`); none where the region has no spans (`_spans`)."""
+    if not spans:
+        return {}
+    return {rule: cold(spans, lines) for rule, lines in hot.items()}
+
+
+# A region whose rules are all `local` is parsed with its cold statements stood in for
+# (`migrator.analysis.skeletons`) where they make at least this many characters: below,
+# the stdlib parse of the skeleton and the stand-ins cost more than LibCST saves.
+_SKELETON_LEAST = 256
+
+
+def _skeleton(
+    region: Region,
+    body: str,
+    active: Sequence[type[PythonRule]],
+    hot: Mapping[type[PythonRule], list[int]],
+    lines: Sequence[str],
+) -> Skeleton | None:
+    """The region's text with the statements no active rule has a token in stood in for,
+    where every active rule is `local` and that pays."""
+    if (
+        region.trailer
+        or region.line_map
+        or not region.statements
+        or len(body) < 2 * _SKELETON_LEAST
+        or not all(rule.trigger.local and not rule.trigger.reads_around for rule in active)
+    ):
+        return None
+    every = sorted({line for found in hot.values() for line in found})
+    return cold_skeleton(
+        region.statements, lines, (region.first, region.last), body, every, _SKELETON_LEAST
+    )
 
 
 class _StandIn(Exception):
@@ -1401,14 +1437,43 @@ def _by_region(
     def whole(region: Region, prepared: _RegionWork) -> list[str] | None:
         """`prepared.active` over the region parsed whole: its new lines, or None where
         it stands as it was (raises `_StandIn` where an element's stand-in was
-        rewritten)."""
+        rewritten). Where its rules are all `local`, its cold statements are first stood
+        in for (`_skeleton`); the region is parsed as it is where a pass rewrites a
+        stand-in."""
         body, code, start, active = prepared
+        hot = _hot(region, active, patterns, body, lines, code, start)
+        skeleton = _skeleton(region, body, active, hot, lines)
+        if skeleton is not None:
+            done = len(run.findings), run.edits, len(run.imports)
+            try:
+                return walked(region, body, active, hot, skeleton)
+            except _StandIn:
+                del run.findings[done[0] :], run.imports[done[2] :]
+                run.edits = done[1]
+        return walked(region, body, active, hot, None)
+
+    def walked(
+        region: Region,
+        body: str,
+        active: Sequence[type[PythonRule]],
+        hot: Mapping[type[PythonRule], list[int]],
+        skeleton: Skeleton | None,
+    ) -> list[str] | None:
+        """`whole` on the region's text (`body`), or on its `skeleton` (raises `_StandIn`
+        where a pass rewrote a stand-in)."""
         header, trailer = region.header, region.trailer
-        offset = region.first - 1 - header.count("\n")
-        module = parse_cst(header + body + trailer, offset)
+        depth = header.count("\n")
+        offset = region.first - 1 - depth
+        text = body if skeleton is None else skeleton.body
+        module = parse_cst(header + text + trailer, offset)
+        if skeleton is not None:
+            statements = skeleton_statements(header + text, offset, depth)
+            if statements is None:
+                raise _StandIn
+            region = replace(region, statements=statements)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
-        cold_ones = _cold(spans, region, active, patterns, body, lines, code, start)
+        cold_ones = _cold(spans, hot)
         edits_before = run.edits
         if region.line_map:
             # An element's stand-in: its lines are the statement's around the element's,
@@ -1423,10 +1488,10 @@ def _by_region(
                 active,
                 offset,
                 ":=" in body,
-                header + body,
+                header + text,
                 cold=cold_ones,
                 starts=functools.partial(_starts, module, region, lines, spans, offset),
-                depth=header.count("\n"),
+                depth=depth,
             )
         if run.edits == edits_before:
             # Rules edit only through edit()/record(), which report: no report, no edit,
@@ -1434,6 +1499,11 @@ def _by_region(
             return None
         # The passes generated the edited tree's code already.
         new_code = module_code(transformed) if run.code is None else run.code
+        if skeleton is not None:
+            found = restored(new_code, skeleton.stand_ins)
+            if found is None:
+                raise _StandIn
+            new_code = found
         if not new_code.startswith(header) or not new_code.endswith(trailer):
             if trailer:
                 raise _StandIn

@@ -1,0 +1,241 @@
+"""A region's text with its cold statements stood in for, so that LibCST parses less.
+
+Where every rule that may act in a region is `local` (`Trigger.local`: it acts only at
+nodes of a statement holding one of its tokens, deciding from that statement, the headers
+around it and name resolution), a statement none of whose lines holds a token of any of
+them is never walked. Parsing it is the cost that is left: in torch's own source, three
+fifths of such regions' text. `cold_skeleton` replaces each such statement, outermost
+first, by one line on its first line and a comment on each of its other lines, so every
+line keeps its number and every kept statement its text, leading comments and position.
+
+The one line binds what the statement binds in its scope, as name resolution reads a
+scope's bindings (`migrator.analysis.scopes`): `a = b = None` for a statement that
+assigns `a` and defines `b`, else `pass`. A statement whose bindings that cannot say
+stays: one that imports (an import binds a dotted name), declares a name `global` or
+`nonlocal`, or holds a `match` (in its own scope; a nested function's are its own).
+
+Never stood in either: a statement sharing a line with code outside it (`if x: y = 1`,
+`a; b`), one inside an `if` that holds a token (device rules read an `if` chain's bodies),
+and a compound statement followed by a comment indented deeper than it (LibCST may keep that
+comment in the statement's last block, which the stand-in would hand to the next
+statement).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from migrator.analysis.ast_lines import logical_groups
+
+# The start of every stand-in's comment: a region whose text holds it is not stood in.
+MARK = "__migrate_cold_"
+# What may follow a statement on its last line, and a comment line.
+_LINE_END = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?")
+_COMMENT = re.compile(r"([ \t]*)#")
+_BLANK = re.compile(r"[ \t]*(?:\r\n|\r|\n)?")
+
+# `try` and, from Python 3.11, `try`/`except*`.
+_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# What a stand-in's names cannot say (see `scope_bindings`); `type X = ...` from 3.12.
+_UNSURE: tuple[type[ast.AST], ...] = (
+    ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Match,
+    *((ast.TypeAlias,) if hasattr(ast, "TypeAlias") else ()),
+)  # fmt: skip
+
+
+class Skeleton(NamedTuple):
+    """`body` (the region's text, the same lines) with `stand_ins`: (stand-in, the lines it
+    replaced) for each statement stood in."""
+
+    body: str
+    stand_ins: tuple[tuple[str, str], ...]
+
+
+def cold_skeleton(
+    statements: Sequence[ast.stmt],
+    lines: Sequence[str],
+    span: tuple[int, int],
+    text: str,
+    hot: Sequence[int],
+    least: int,
+) -> Skeleton | None:
+    """The skeleton of the region made of `statements` (the file's stdlib statements) on
+    lines `span` (first, last) of `lines` (the file's lines), whose text is `text`,
+    standing in for the statements inside them that span no line of `hot` (sorted); None
+    where the stand-ins would replace fewer than `least` characters, or the text holds
+    `MARK`."""
+    if MARK in text:
+        return None
+    first, last = span
+    cold: list[tuple[int, int, list[str]]] = []
+    for _, _, members in logical_groups(statements, lines):
+        if len(members) == 1:
+            _collect(members[0], lines, hot, cold)
+    if not cold:
+        return None
+    saved = sum(len(line) for start, end, _ in cold for line in lines[start - 1 : end])
+    if saved < least:
+        return None
+    body: list[str] = []
+    stand_ins: list[tuple[str, str]] = []
+    at = first
+    for number, (start, end, names) in enumerate(cold):
+        body.extend(lines[at - 1 : start - 1])
+        replaced = lines[start - 1 : end]
+        head = replaced[0]
+        indent = head[: len(head) - len(head.lstrip(" \t"))]
+        binds = "".join(f"{name} = " for name in names)
+        statement = f"{binds}None" if binds else "pass"
+        stand_in = [f"{indent}{statement}  # {MARK}{number}{_ending(head)}"]
+        stand_in.extend(f"#{line}{_ending(text)}" for line, text in enumerate(replaced[1:], 1))
+        stand_ins.append(("".join(stand_in), "".join(replaced)))
+        body.extend(stand_in)
+        at = end + 1
+    body.extend(lines[at - 1 : last])
+    return Skeleton("".join(body), tuple(stand_ins))
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _collect(
+    statement: ast.stmt,
+    lines: Sequence[str],
+    hot: Sequence[int],
+    cold: list[tuple[int, int, list[str]]],
+) -> None:
+    """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
+    hot line and may be stood in (`statement` spans one), each with the names it binds."""
+    for block in _blocks(statement):
+        for start, end, members in logical_groups(block, lines):
+            index = bisect.bisect_left(hot, start)
+            if index < len(hot) and hot[index] <= end:
+                if len(members) == 1:
+                    _collect(members[0], lines, hot, cold)
+            elif _may_stand_in(start, end, members, lines):
+                names = scope_bindings(members)
+                if names is not None:
+                    cold.append((start, end, names))
+
+
+def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists of a compound statement's blocks; none of an `if`: whether an
+    `if` chain is code the device rules leave alone is read off its bodies
+    (`migrator.analysis.device_regions`: a `raise`, CUDA-only work)."""
+    if isinstance(statement, (*_DEFINITIONS, ast.With, ast.AsyncWith)):
+        yield statement.body
+    elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+        yield statement.body
+        if statement.orelse:
+            yield statement.orelse
+    elif isinstance(statement, _TRY):
+        yield statement.body  # type: ignore[attr-defined]
+        for handler in statement.handlers:  # type: ignore[attr-defined]
+            yield handler.body
+        if statement.orelse:  # type: ignore[attr-defined]
+            yield statement.orelse  # type: ignore[attr-defined]
+        if statement.finalbody:  # type: ignore[attr-defined]
+            yield statement.finalbody  # type: ignore[attr-defined]
+
+
+def _may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequence[str]) -> bool:
+    """Whether lines `start`..`end` hold these statements and nothing else, and standing
+    them in moves no comment to another statement (see the module docstring)."""
+    head, tail = lines[start - 1], lines[end - 1]
+    indent = len(head) - len(head.lstrip(" \t"))
+    opening = members[0]
+    if getattr(opening, "decorator_list", None):
+        if head[indent : indent + 1] != "@":
+            return False
+    elif _column(head, opening.col_offset) != indent:
+        return False
+    closing = members[-1]
+    if closing.end_col_offset is None or not _LINE_END.fullmatch(
+        tail, _column(tail, closing.end_col_offset)
+    ):
+        return False
+    if not hasattr(closing, "body"):
+        # A simple statement has no block to keep a comment after it in.
+        return True
+    for line in lines[end:]:
+        comment = _COMMENT.match(line)
+        if comment is None:
+            if _BLANK.fullmatch(line):
+                continue
+            break
+        if len(comment.group(1)) > indent:
+            return False
+    return True
+
+
+def _column(line: str, offset: int) -> int:
+    """The character column of a stdlib node's `col_offset` (UTF-8 bytes) on `line`."""
+    return offset if line.isascii() else len(line.encode()[:offset].decode(errors="replace"))
+
+
+def scope_bindings(statements: Sequence[ast.stmt]) -> list[str] | None:
+    """The names `statements` bind in their own scope, in order, as
+    `migrator.analysis.scopes` collects a scope's bindings (assignment, `for`, `with` and
+    `:=` targets, handler names, definitions; not a comprehension's targets, nor what a
+    nested function, class or lambda binds inside); None where one imports, declares a
+    name `global` or `nonlocal`, or matches (what those bind is more than a name)."""
+    found: dict[str, None] = {}
+    pending: list[ast.AST] = list(reversed(statements))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _UNSURE):
+            return None
+        if isinstance(node, _DEFINITIONS):
+            found[node.name] = None
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                found[node.id] = None
+            continue
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            found[node.name] = None
+        if isinstance(node, ast.comprehension):
+            children: list[ast.AST] = [node.iter, *node.ifs]
+        else:
+            children = list(ast.iter_child_nodes(node))
+        pending.extend(reversed(children))
+    return list(found)
+
+
+def skeleton_statements(code: str, offset: int, depth: int) -> tuple[ast.stmt, ...] | None:
+    """The stdlib statements of a skeleton's parse (`code`: the stand-in class lines
+    around it and the skeleton), with the file's line numbers (`offset`: the file line
+    before `code`'s first), inside `depth` stand-in classes; None where it does not
+    parse so."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            statements: list[ast.stmt] = ast.parse("\n" * offset + code).body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return None
+    for _ in range(depth):
+        if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
+            return None
+        statements = statements[0].body
+    return tuple(statements)
+
+
+def restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
+    """`code` with each stand-in's lines put back; None if one is not there once."""
+    for stand_in, replaced in stand_ins:
+        if code.count(stand_in) != 1:
+            return None
+        code = code.replace(stand_in, replaced)
+    return code
+
+
+__all__ = ["MARK", "Skeleton", "cold_skeleton", "restored", "scope_bindings", "skeleton_statements"]

@@ -1,0 +1,281 @@
+"""A region's cold statements stood in for (`migrator.analysis.skeletons`): the stand-ins
+bind what the statements bound, the fast path still gives the full path's output, and
+what must be read whole (an `if` chain's bodies, a rule that reads around) is not stood
+in."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import accelerate
+import libcst as cst
+import pytest
+
+from migrator.analysis.scopes import class_bindings, function_bindings
+from migrator.analysis.skeletons import MARK, cold_skeleton, restored, scope_bindings
+from migrator.contract.rule import PythonRule, RuleOptions
+from migrator.core.target import NPU
+from migrator.engine import registry
+from migrator.engine.python import migrate_python
+from migrator.formats.sources import split_lines
+from tests.helpers import record_parses
+
+RULES = [
+    rule
+    for rule in registry.load().for_profile(registry.load().profile("generic"))  # type: ignore[arg-type]
+    if issubclass(rule, PythonRule)
+]
+
+# Every way a statement binds a name in its scope, and ways that bind none there.
+BINDINGS = '''\
+def f(p, *args, q=1, **kw):
+    """A docstring."""
+    a = 1
+    b, (c, *d) = 1, (2, 3)
+    e: int
+    g: int = 2
+    h += 1
+    i[0] = j.k = 3
+    del a
+    for m, n in []:
+        o = m
+    else:
+        r = 4
+    while False:
+        s = 5
+    with open("x") as t, open("y") as (u, v):
+        w = 6
+    try:
+        aa = 7
+    except ValueError as bb:
+        cc = 8
+    else:
+        dd = 9
+    finally:
+        ee = 10
+    if (ff := 11) > 0:
+        gg = [hh for hh in range(3) if (ii := hh)]
+    else:
+        jj = lambda kk: (ll := kk)
+    def mm(nn):
+        oo = nn
+
+    class pp:
+        qq = 1
+
+    async def rr():
+        async for ss in tt():
+            uu = ss
+        async with vv() as ww:
+            xx = ww
+    yy = {zz: 1 for zz in []}
+    print(p, q, args, kw)
+
+
+class K:
+    x = 1
+    y, z = 2, 3
+
+    def method(self):
+        return self
+
+    for loop_name in range(2):
+        loop_body = loop_name
+    print(x)
+'''
+
+
+def _bindings_kept(text: str, hot_every: int) -> None:
+    """For each module-level function and class of `text`: its LibCST scope bindings are
+    the same on its skeleton, every statement inside it that spans no hot line (its
+    header, and every `hot_every`-th line when not 0) stood in."""
+    lines = split_lines(text)
+    tree = ast.parse(text)
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        first, last = node.lineno, node.end_lineno or node.lineno
+        if getattr(node, "decorator_list", None):
+            continue
+        body = "".join(lines[first - 1 : last])
+        hot = [first]
+        if hot_every:
+            hot += list(range(first + hot_every, last + 1, hot_every))
+        skeleton = cold_skeleton([node], lines, (first, last), body, hot, 0)
+        if skeleton is None:
+            continue
+        assert MARK in skeleton.body
+        assert skeleton.body.count("\n") == body.count("\n")
+        assert restored(skeleton.body, skeleton.stand_ins) == body
+        original = cst.parse_module(body).body[0]
+        stood = cst.parse_module(skeleton.body).body[0]
+        # As the engine reads scopes: off the statements alone where no `:=` is written.
+        for walrus in (True, False) if ":=" not in body else (True,):
+            if isinstance(original, cst.FunctionDef):
+                assert isinstance(stood, cst.FunctionDef)
+                assert function_bindings(stood, walrus) == function_bindings(original, walrus)
+            else:
+                assert isinstance(original, cst.ClassDef) and isinstance(stood, cst.ClassDef)
+                assert class_bindings(stood, walrus) == class_bindings(original, walrus)
+
+
+@pytest.mark.parametrize("hot_every", [0, 2, 3])
+def test_stand_ins_bind_what_the_statements_bound(hot_every: int) -> None:
+    _bindings_kept(BINDINGS, hot_every)
+
+
+def test_what_a_statement_binds_in_its_scope() -> None:
+    tree = ast.parse(BINDINGS)
+    function = tree.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    names = {name for statement in function.body for name in scope_bindings([statement]) or ()}
+    # Not `p` (a parameter), `hh` (a comprehension's), `kk`/`ll` (a lambda's), `nn`/`oo`
+    # (a nested function's), `qq` (a class body's), `ss`/`uu`... (the nested `rr`'s).
+    assert names == set(
+        [
+            "a",
+            "b",
+            "c",
+            "d",
+            "e",
+            "g",
+            "h",
+            "o",
+            "r",
+            "s",
+            "t",
+            "u",
+            "v",
+            "w",
+            "m",
+            "n",
+            "aa",
+            "bb",
+            "cc",
+            "dd",
+            "ee",
+            "ff",
+            "gg",
+            "ii",
+            "jj",
+            "mm",
+            "pp",
+            "rr",
+            "yy",
+        ]
+    )
+    for unsure in ("import os", "from os import path", "global a", "nonlocal a"):
+        assert scope_bindings(ast.parse(unsure).body) is None
+    match = "match x:\n    case [y]:\n        pass\n"
+    assert scope_bindings(ast.parse(match).body) is None
+
+
+ACCELERATE = sorted(Path(accelerate.__file__).parent.rglob("*.py"))
+
+
+@pytest.mark.parametrize("hot_every", [0, 3])
+def test_stand_ins_bind_what_real_code_bound(hot_every: int) -> None:
+    """The same on every module-level function and class of accelerate's largest files."""
+    largest = sorted(ACCELERATE, key=lambda path: path.stat().st_size)[-6:]
+    for path in largest:
+        _bindings_kept(path.read_text(encoding="utf-8"), hot_every)
+
+
+PADDING = "".join(
+    f"    note_{n} = describe('a plain statement with no token, line {n}')\n" for n in range(12)
+)
+
+SKELETAL = f"""\
+import torch
+
+
+def moved(x):
+{PADDING}    for step in range(3):
+        x = x + step
+        print("nothing to migrate here", step)
+    return x.cuda()
+
+
+def shadowed(x):
+{PADDING}    torch = make_backend()
+    return torch.cuda.current_device()
+
+
+def imported(x):
+{PADDING}    import numpy as torch
+    return torch.cuda.current_device()
+
+
+def guarded(x):
+{PADDING}    if torch.cuda.is_available():
+        ext = CUDAExtension("kernels", ["kernels.cu"])
+        helper = describe("a long statement inside the if, with no token of its own")
+    return x
+
+
+def commented(x):
+{PADDING}    for step in range(3):
+        x = x + step
+        # CUDA only: the rest of this function
+    if torch.cuda.is_available():
+        x = x.cuda()
+    return x
+"""
+
+
+# Without NPU077, which is active wherever `device_regions` finds a region (it reports
+# them) and is no `local` rule: the device rules alone then run on skeletons.
+LOCAL_RULES = [rule for rule in RULES if rule.code != "NPU077"]
+
+
+def _fast_is_full(text: str, rules: list[type[PythonRule]]) -> None:
+    full = migrate_python(text, "skeletal.py", rules, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "skeletal.py", rules, NPU, RuleOptions(), full=False)
+    assert fast.text == full.text
+    assert fast.changes == full.changes
+    assert fast.warnings == full.warnings
+
+
+def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed = record_parses(monkeypatch)
+    outcome = migrate_python(SKELETAL, "skeletal.py", LOCAL_RULES, NPU, RuleOptions(), full=False)
+    by_function = {
+        name: [code for code in parsed if f"def {name}(" in code]
+        for name in ("moved", "shadowed", "imported", "guarded", "commented")
+    }
+    # Stood in: the padding and the loop; the edit lands in the text as it was.
+    (moved,) = by_function["moved"]
+    assert MARK in moved and "nothing to migrate here" not in moved
+    assert "return x.npu()" in outcome.text
+    assert 'print("nothing to migrate here", step)' in outcome.text
+    # A local `torch` keeps its binding in its stand-in (the call is not the module's).
+    (shadowed,) = by_function["shadowed"]
+    assert "torch = None" in shadowed and "make_backend" not in shadowed
+    # An import is never stood in; nor is anything inside an `if` that holds a token
+    # (its CUDA-only work keeps the chain on CUDA).
+    (imported,) = by_function["imported"]
+    assert MARK in imported and "import numpy as torch" in imported
+    (guarded,) = by_function["guarded"]
+    assert MARK in guarded and "a long statement inside the if" in guarded
+    assert "torch.cuda.is_available()" in outcome.text.split("def guarded")[1]
+    # A loop whose block ends in a comment stays: the comment would move to the `if`.
+    (commented,) = by_function["commented"]
+    assert MARK in commented and "x = x + step" in commented
+    _fast_is_full(SKELETAL, LOCAL_RULES)
+    _fast_is_full(SKELETAL, RULES)
+
+
+def test_a_rule_that_reads_around_its_statements_gets_no_stand_ins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = (
+        f"import torch\n\n\ndef predict(model, x):\n{PADDING}    y = model(x).half()\n"
+        f"{PADDING}    return y.cpu().numpy()\n"
+    )
+    parsed = record_parses(monkeypatch)
+    migrate_python(text, "predict.py", RULES, NPU, RuleOptions(), full=False)
+    assert parsed and all(MARK not in code for code in parsed)
+    _fast_is_full(text, RULES)
