@@ -1079,7 +1079,13 @@ def _whole_pass(
     """`_whole` on `code`, the text or a skeleton of it with the same lines."""
     module = parse_cst(code)
     source = code if original is None else original
-    module = run.transform(module, rules, 0, ":=" in source, code, line_map)
+    # A finding's position comes from its statement's code generation, with the statements'
+    # starts read off a stdlib parse of `code` made when one is first asked for (on a large
+    # entry script, generating the whole module's positions cost more than both).
+    module = run.transform(
+        module, rules, 0, ":=" in source, code, line_map,
+        starts=functools.partial(_starts_of, module, code, 0), depth=0,
+    )  # fmt: skip
     if run.imports:
         return module_code(_apply_imports(module, run.imports))
     # The passes' code: the text itself where none edited it (LibCST's code generation
