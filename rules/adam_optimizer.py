@@ -73,7 +73,7 @@ def _names_gate(names: frozenset[str], view: FileView) -> bool:
     return not names.isdisjoint(_OPTIMIZERS)
 
 
-def _file_facts(tree: ast.Module) -> _Facts:
+def _file_facts(tree: ast.Module, text: str) -> _Facts:
     """The torch_npu GradScaler line and the names holding `fused` kwargs."""
     return _Facts(npu_scaler_line(tree), _fused_kwargs(tree))
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import bisect
+import re
+import unicodedata
+from collections.abc import Container, Iterator
 from typing import TypeGuard
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import nodes_of, walk
+from migrator.analysis.ast_lines import first_line, has_lone_cr, nodes_of, walk
 from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
@@ -70,44 +73,99 @@ def _target_key(node: ast.expr) -> str | None:
     return ".".join(parts) if parts is not None and len(parts) <= 2 else None
 
 
-# The nodes that bind a name or an attribute (`literal_only_names` reads nothing else).
+# The nodes that bind a name or an attribute (`LiteralOnly` reads nothing else).
 _BINDING_NODES = (
     ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
     ast.comprehension, ast.withitem, ast.arg,
 )  # fmt: skip
 
 
-def literal_only_names(tree: ast.Module) -> frozenset[str]:
-    """Names (`device`, `self.device`) every binding of which in the file is a literal.
+class LiteralOnly:
+    """The names (`device`, `self.device`) every binding of which in the file is a
+    literal, as `key in facts`.
 
     A comparison with such a name follows the literal, which the run rewrites too; any other
     binding (a parameter, a config value, a call) may still hold "cuda" after the run.
-    """
-    literal: set[str] = set()
-    other: set[str] = set()
-    for node in nodes_of(tree, _BINDING_NODES):
-        pairs: list[tuple[ast.expr, ast.expr | None]] = []
-        if isinstance(node, ast.Assign):
-            pairs = [(target, node.value) for target in node.targets]
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            pairs = [(node.target, node.value)]
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            pairs = [(node.target, None)]
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            pairs = [(node.optional_vars, None)]
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-        for target, value in pairs:
-            targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-            for item in targets:
-                key = _target_key(item)
-                if key is None:
+
+    Each name is worked out when first asked about, from the statements whose lines spell
+    its last word (a binding of `self.device` spells `device` within its statement): the
+    whole file was walked for every binding of every name, the most of NPU010's time on a
+    large file with one device comparison. A text that is not ASCII is searched in the
+    form Python normalises identifiers to (NFKC: `device` spelt with a fullwidth "d" binds
+    `device`), which keeps its lines; one that ends a line in a lone carriage return
+    (which the line count here would not follow) is walked whole."""
+
+    def __init__(self, tree: ast.Module, text: str) -> None:
+        self._tree = tree
+        self._text = text
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._literal_only(key)
+        return known
+
+    def _literal_only(self, key: str) -> bool:
+        literal = other = False
+        for node in self._bindings(key.rpartition(".")[2]):
+            pairs: list[tuple[ast.expr, ast.expr | None]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(target, node.value) for target in node.targets]
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                pairs = [(node.target, node.value)]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                pairs = [(node.target, None)]
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                pairs = [(node.optional_vars, None)]
+            elif isinstance(node, ast.arg) and node.arg == key:
+                return False
+            for target, value in pairs:
+                targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+                for item in targets:
+                    if _target_key(item) != key:
+                        continue
+                    single = value is not None and item is target
+                    if single and value is not None and _is_literal_device(value):
+                        literal = True
+                    else:
+                        other = True
+        return literal and not other
+
+    def _bindings(self, word: str) -> Iterator[ast.AST]:
+        """The binding nodes of the statements whose lines spell `word` (all the file's,
+        where its lines cannot be counted so)."""
+        text = self._text
+        if has_lone_cr(text):
+            yield from nodes_of(self._tree, _BINDING_NODES)
+            return
+        if not text.isascii():
+            text = self._text = unicodedata.normalize("NFKC", text)
+        spelt: list[int] = []
+        line, at = 1, 0
+        for match in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text):
+            line += text.count("\n", at, match.start())
+            at = match.start()
+            if not spelt or spelt[-1] != line:
+                spelt.append(line)
+        if not spelt:
+            return
+        # A node whose lines hold no spelling of the word holds no binding of it; a node
+        # without lines (a comprehension's `for`, a `with` item) is walked into.
+        pending: list[ast.AST] = list(self._tree.body)
+        while pending:
+            node = pending.pop()
+            end = getattr(node, "end_lineno", None)
+            if end is not None:
+                start = first_line(node) if isinstance(node, ast.stmt) else node.lineno  # type: ignore[attr-defined]
+                index = bisect.bisect_left(spelt, start)
+                if index == len(spelt) or spelt[index] > end:
                     continue
-                single = value is not None and item is target
-                (
-                    literal if single and value is not None and _is_literal_device(value) else other
-                ).add(key)
-    return frozenset(literal - other)
+            if isinstance(node, _BINDING_NODES):
+                yield node
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def _source_key(node: cst.BaseExpression) -> str | None:
@@ -261,7 +319,7 @@ class CudaDeviceString(StringPositionRule):
             TokenPattern("CUDA", r"""["']CUDA["']""", one_line=True),
         ),
         statement_gate=_has_source_literal,
-        facts=literal_only_names,
+        facts=LiteralOnly,
         # Every literal it marks is a "cuda" string on a line of the statement it edits.
         local=True,
         elements=True,
@@ -361,9 +419,9 @@ class CudaDeviceString(StringPositionRule):
                 self._widen[id(target)] = literal
             left = compared
 
-    def _literal_names(self) -> frozenset[str]:
+    def _literal_names(self) -> Container[str]:
         facts = self.ctx.facts
-        return facts if isinstance(facts, frozenset) else frozenset()
+        return facts if isinstance(facts, LiteralOnly) else frozenset()
 
     def names_thing_in(self, node: cst.BaseExpression) -> bool:
         return mentions_name(node, self.names_thing)

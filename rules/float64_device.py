@@ -307,7 +307,7 @@ def _numpy_dtype(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value in _F64_STRINGS
 
 
-def _model_classes(tree: ast.Module) -> tuple[tuple[int, int], ...]:
+def _model_classes(tree: ast.Module, text: str) -> tuple[tuple[int, int], ...]:
     """The line ranges of the file's model classes (see `_MODEL_BASES`), a class derived
     from an earlier model class of the file included."""
     bindings = module_bindings(tree)

@@ -71,7 +71,7 @@ def _mentions_low_precision_ast(node: ast.AST) -> bool:
     return False
 
 
-def low_precision_methods(tree: ast.Module) -> LowMethods:
+def low_precision_methods(tree: ast.Module, text: str) -> LowMethods:
     """For each class of the file, the methods whose own code uses low precision."""
     found: LowMethods = {}
     pending: list[ast.stmt] = list(tree.body)

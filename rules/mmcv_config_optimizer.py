@@ -22,7 +22,7 @@ _WRAPPER = "optim_wrapper"
 _CHOSEN = ("fused", "foreach", "differentiable")
 
 
-def _config_facts(tree: ast.Module) -> object:
+def _config_facts(tree: ast.Module, text: str) -> object:
     """Whether the file imports torch anywhere (configs do not), and its own fp16
     setting's line (the project view has the inherited ones)."""
     torch = False

@@ -58,7 +58,7 @@ _EXT_OPS = {
 }
 
 
-def _unused_loads(tree: ast.Module) -> frozenset[int]:
+def _unused_loads(tree: ast.Module, text: str) -> frozenset[int]:
     """Lines of `name = ....load_ext(...)` whose `name` the file never reads an attribute
     of (a copied import block that loads the kernels and never calls them)."""
     read = {

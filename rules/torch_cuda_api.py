@@ -42,7 +42,7 @@ def _and_operands(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [node]
 
 
-def _stream_handle_facts(tree: ast.Module) -> object:
+def _stream_handle_facts(tree: ast.Module, text: str) -> object:
     """Whether the module sets or defines an attribute named like the raw stream handle
     itself (`self.cuda_stream = torch.cuda.Stream()`): then `.cuda_stream` is its own."""
     targets: list[ast.expr] = []

@@ -143,7 +143,7 @@ def _region_gate(code: str, text: str) -> bool:
 
     rule = next(rule for rule in RULES if rule.code == code)
     tree = parse_ast(text)
-    facts = rule.trigger.file_facts(tree)
+    facts = rule.trigger.file_facts(tree, text)
     assert rule.trigger.region is not None
     view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, lambda: facts, text)
     return rule.trigger.region_passes(view)

@@ -38,7 +38,8 @@ engine's business. The trigger holds
   needs a float64 dtype and a device, NPU077 an `if`/`assert` whose test names a device);
   `always(view)`, a sufficient condition that makes the rule run on a file its `files` and
   `paths` admit even without a token (an `--entry` file; a rule that reports a missing
-  construct); and `facts(tree)`, what the rule reads of the whole file's stdlib tree, the
+  construct); and `facts(tree, text)`, what the rule reads of the whole file's stdlib tree
+  and text (the text lets it walk only the statements that spell a name), the
   same on both engine paths;
 - `local=True`: inside a region, the rule is not walked into a statement none of whose
   lines holds one of its tokens (`migrator.analysis.statement_spans`), for a rule that
@@ -152,7 +153,7 @@ class RegionView:
 
 
 RegionGate = Callable[[RegionView], bool]
-Facts = Callable[[ast.Module], object]
+Facts = Callable[[ast.Module, str], object]
 
 
 @dataclass(frozen=True)
@@ -274,8 +275,8 @@ class Trigger:
     def region_passes(self, view: RegionView) -> bool:
         return self.region is None or self.region(view)
 
-    def file_facts(self, tree: ast.Module) -> object:
-        return None if self.facts is None else self.facts(tree)
+    def file_facts(self, tree: ast.Module, text: str) -> object:
+        return None if self.facts is None else self.facts(tree, text)
 
 
 # From this many tokens on, one regex finds any of them faster than `in` does one by one.

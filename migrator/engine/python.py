@@ -944,7 +944,7 @@ def migrate_python(
         return outcome
     bindings = chain(inherited, module_bindings(tree))
     # What a rule learns from the whole file's ast, the same for a region as for the module.
-    facts = _Facts(tree, rules)
+    facts = _Facts(tree, text, rules)
     run = _Run(path, target, options, bindings, suppressions, facts, project)
     early, late = _phases(rules)
     if full:
@@ -972,14 +972,15 @@ class _Facts(Mapping[str, object]):
     is asked about (most rules whose tokens a large file holds never become active in one
     of its regions, and some facts walk the whole tree)."""
 
-    def __init__(self, tree: ast.Module, rules: Sequence[type[PythonRule]]) -> None:
+    def __init__(self, tree: ast.Module, text: str, rules: Sequence[type[PythonRule]]) -> None:
         self._tree = tree
+        self._text = text
         self._triggers = {rule.code: rule.trigger for rule in rules}
         self._found: dict[str, object] = {}
 
     def __getitem__(self, code: str) -> object:
         if code not in self._found:
-            self._found[code] = self._triggers[code].file_facts(self._tree)
+            self._found[code] = self._triggers[code].file_facts(self._tree, self._text)
         return self._found[code]
 
     def __iter__(self) -> Iterator[str]:
