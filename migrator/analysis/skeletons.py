@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import warnings
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -211,24 +210,6 @@ def scope_bindings(statements: Sequence[ast.stmt]) -> list[str] | None:
     return list(found)
 
 
-def skeleton_statements(code: str, offset: int, depth: int) -> tuple[ast.stmt, ...] | None:
-    """The stdlib statements of a skeleton's parse (`code`: the stand-in class lines
-    around it and the skeleton), with the file's line numbers (`offset`: the file line
-    before `code`'s first), inside `depth` stand-in classes; None where it does not
-    parse so."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            statements: list[ast.stmt] = ast.parse("\n" * offset + code).body
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return None
-    for _ in range(depth):
-        if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
-            return None
-        statements = statements[0].body
-    return tuple(statements)
-
-
 def restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
     """`code` with each stand-in's lines put back; None if one is not there once."""
     for stand_in, replaced in stand_ins:
@@ -238,4 +219,4 @@ def restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
     return code
 
 
-__all__ = ["MARK", "Skeleton", "cold_skeleton", "restored", "scope_bindings", "skeleton_statements"]
+__all__ = ["MARK", "Skeleton", "cold_skeleton", "restored", "scope_bindings"]

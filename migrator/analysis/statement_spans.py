@@ -197,6 +197,23 @@ def _is_data(statement: ast.stmt, words: Sequence[str]) -> bool:
     return True
 
 
+def inner_statements(code: str, depth: int, offset: int = 0) -> tuple[ast.stmt, ...] | None:
+    """The stdlib statements of `code` inside `depth` stand-in classes (a region's parse:
+    the `class <name>:` lines around a method, then its text), numbered as the file's lines
+    (`offset`: the file line before `code`'s first); None where it does not parse so."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            statements: list[ast.stmt] = ast.parse("\n" * offset + code).body
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return None
+    for _ in range(depth):
+        if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
+            return None
+        statements = statements[0].body
+    return tuple(statements)
+
+
 def statement_starts(
     spans: Sequence[Spanned], offset: int
 ) -> dict[int, tuple[cst.CSTNode, int, int]]:

@@ -65,11 +65,12 @@ from migrator.analysis.bindings import (
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
-from migrator.analysis.skeletons import Skeleton, cold_skeleton, restored, skeleton_statements
+from migrator.analysis.skeletons import Skeleton, cold_skeleton, restored
 from migrator.analysis.statement_spans import (
     Spanned,
     cold,
     data_assignments,
+    inner_statements,
     region_spans,
     statement_starts,
 )
@@ -765,19 +766,14 @@ class _Run:
 
 
 def _starts_of(module: cst.Module, code: str, depth: int) -> StartLines:
-    """Where the statements of a region's tree that a pass edited start (`statement_starts`),
-    read off a stdlib parse of its code (`code`; its statements inside `depth` stand-in
-    classes), so that the next passes' positions come from their statements' code
-    generation as on the tree the engine parsed. Empty (the whole tree's code generation
-    then serves) where the code does not parse so."""
-    try:
-        statements: list[ast.stmt] = parse_ast(code).body
-    except SourceError:
+    """Where the statements of a tree the passes walk start (`statement_starts`): a whole
+    module's, or a region's that a pass edited; read off a stdlib parse of its code
+    (`code`; its statements inside `depth` stand-in classes), so that positions come from
+    their statements' code generation. Empty (the whole tree's code generation then
+    serves) where the code does not parse so."""
+    statements = inner_statements(code, depth)
+    if statements is None:
         return {}
-    for _ in range(depth):
-        if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
-            return {}
-        statements = statements[0].body
     return statement_starts(region_spans(module, statements, depth, split_lines(code)), 0)
 
 
@@ -1060,9 +1056,9 @@ def _whole(
         skeleton, stand_ins = parts
         found, edits, imports = len(run.findings), run.edits, len(run.imports)
         code = _whole_pass(skeleton, rules, run, original, line_map)
-        restored = _restored(code, stand_ins)
-        if restored is not None and not any(r.remove for r in run.imports[imports:]):
-            return restored
+        put_back = restored(code, stand_ins)
+        if put_back is not None and not any(r.remove for r in run.imports[imports:]):
+            return put_back
         # A stand-in was changed or an import is to be dropped (which needs every use of
         # its name, tables included): the plain parse decides.
         del run.findings[found:], run.imports[imports:]
@@ -1137,15 +1133,6 @@ def _stand_ins(
         stand_ins.append((stand_in, replaced))
         lines[first - 1 : last] = [stand_in]
     return "".join(lines), stand_ins
-
-
-def _restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
-    """`code` with each stand-in's lines put back; None if one is not there once."""
-    for stand_in, replaced in stand_ins:
-        if code.count(stand_in) != 1:
-            return None
-        code = code.replace(stand_in, replaced)
-    return code
 
 
 def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
@@ -1474,7 +1461,7 @@ def _by_region(
         text = body if skeleton is None else skeleton.body
         module = parse_cst(header + text + trailer, offset)
         if skeleton is not None:
-            statements = skeleton_statements(header + text, offset, depth)
+            statements = inner_statements(header + text, depth, offset)
             if statements is None:
                 raise _StandIn
             region = replace(region, statements=statements)
