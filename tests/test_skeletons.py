@@ -13,7 +13,7 @@ import libcst as cst
 import pytest
 
 from migrator.analysis.scopes import class_bindings, function_bindings
-from migrator.analysis.skeletons import MARK, cold_skeleton, restored, scope_bindings
+from migrator.analysis.skeletons import MARK, Skeleton, cold_skeleton, restored, scope_bindings
 from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.core.target import NPU
 from migrator.engine import registry
@@ -279,3 +279,32 @@ def test_a_rule_that_reads_around_its_statements_gets_no_stand_ins(
     migrate_python(text, "predict.py", RULES, NPU, RuleOptions(), full=False)
     assert parsed and all(MARK not in code for code in parsed)
     _fast_is_full(text, RULES)
+
+
+@pytest.mark.parametrize("fault", ["unparsable", "rewritten"])
+def test_a_skeleton_that_fails_gives_way_to_the_text(
+    monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """A skeleton that does not parse, or whose stand-in a pass rewrote, is dropped with
+    what its passes reported; the region is then parsed as it is."""
+    from migrator.engine import python
+
+    real = python.cold_skeleton
+    tries: list[str] = []
+
+    def faulty(*args: object, **kwargs: object) -> Skeleton | None:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        if found is None:
+            return None
+        tries.append(fault)
+        if fault == "unparsable":
+            return found._replace(body=found.body.replace("pass", "pass(", 1))
+        return found._replace(stand_ins=(("# not in the code\n", ""),))
+
+    monkeypatch.setattr(python, "cold_skeleton", faulty)
+    fast = migrate_python(SKELETAL, "skeletal.py", LOCAL_RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(SKELETAL, "skeletal.py", LOCAL_RULES, NPU, RuleOptions(), full=True)
+    assert tries
+    assert fast.text == full.text and "return x.npu()" in fast.text
+    assert fast.changes == full.changes
+    assert fast.warnings == full.warnings

@@ -1435,13 +1435,16 @@ def _by_region(
         in for (`_skeleton`); the region is parsed as it is where a pass rewrites a
         stand-in."""
         body, code, start, active = prepared
-        hot = _hot(region, active, patterns, body, lines, code, start)
+        # Where the local rules' tokens are (an element's stand-in has no statements of
+        # its own to skip: `_spans`).
+        hot = {} if region.trailer else _hot(region, active, patterns, body, lines, code, start)
         skeleton = _skeleton(region, body, active, hot, lines)
         if skeleton is not None:
             done = len(run.findings), run.edits, len(run.imports)
             try:
                 return walked(region, body, active, hot, skeleton)
-            except _StandIn:
+            except (_StandIn, SourceError):
+                # A stand-in was rewritten, or the skeleton did not parse as the text did.
                 del run.findings[done[0] :], run.imports[done[2] :]
                 run.edits = done[1]
         return walked(region, body, active, hot, None)
