@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
-import unicodedata
 from collections.abc import Container, Iterator
 from typing import TypeGuard
 
@@ -80,6 +78,14 @@ _BINDING_NODES = (
 )  # fmt: skip
 
 
+def _word_char(text: str, at: int) -> bool:
+    """Whether `text[at]` is an ASCII letter, digit or underscore (outside the text: no)."""
+    if at < 0 or at >= len(text):
+        return False
+    char = text[at]
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
 class LiteralOnly:
     """The names (`device`, `self.device`) every binding of which in the file is a
     literal, as `key in facts`.
@@ -90,10 +96,10 @@ class LiteralOnly:
     Each name is worked out when first asked about, from the statements whose lines spell
     its last word (a binding of `self.device` spells `device` within its statement): the
     whole file was walked for every binding of every name, the most of NPU010's time on a
-    large file with one device comparison. A text that is not ASCII is searched in the
-    form Python normalises identifiers to (NFKC: `device` spelt with a fullwidth "d" binds
-    `device`), which keeps its lines; one that ends a line in a lone carriage return
-    (which the line count here would not follow) is walked whole."""
+    large file with one device comparison. In a text that is not ASCII, its lines that are
+    not are walked too (Python normalises identifiers: `device` spelt with a fullwidth "d"
+    binds `device`); one that ends a line in a lone carriage return (which the line count
+    here would not follow) is walked whole."""
 
     def __init__(self, tree: ast.Module, text: str) -> None:
         self._tree = tree
@@ -141,15 +147,22 @@ class LiteralOnly:
         if has_lone_cr(text):
             yield from nodes_of(self._tree, _BINDING_NODES)
             return
+        # Where the text is not ASCII, every line that is not (an identifier Python
+        # normalises, `device` with a fullwidth "d", binds `device`), and each line where
+        # the word stands alone (`str.find`: `re` would try a `\b` at every position).
+        lines: set[int] = set()
         if not text.isascii():
-            text = self._text = unicodedata.normalize("NFKC", text)
-        spelt: list[int] = []
-        line, at = 1, 0
-        for match in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text):
-            line += text.count("\n", at, match.start())
-            at = match.start()
-            if not spelt or spelt[-1] != line:
-                spelt.append(line)
+            parts = text.split("\n")
+            lines.update(number for number, part in enumerate(parts, 1) if not part.isascii())
+        size, line, last = len(word), 1, 0
+        at = text.find(word)
+        while at != -1:
+            if not _word_char(text, at - 1) and not _word_char(text, at + size):
+                line += text.count("\n", last, at)
+                last = at
+                lines.add(line)
+            at = text.find(word, at + 1)
+        spelt = sorted(lines)
         if not spelt:
             return
         # A node whose lines hold no spelling of the word holds no binding of it; a node

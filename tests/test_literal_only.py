@@ -44,6 +44,10 @@ class Model:
         return total, chosen, handle
 
 
+packed = "cuda"
+packed=pick()
+
+
 def compare(self, x):
     return self.device == "cuda" or device == "cuda" or self.kind == "cuda"
 """
@@ -88,7 +92,7 @@ def test_tricky_bindings_answer_as_the_whole_walk() -> None:
     assert "self.device" in facts and "self.kind" in facts and "self.place" in facts
     assert "spaced" in facts and "self_device" in facts
     # A parameter, a second binding that is no literal, a walrus and loop targets.
-    assert "device" not in facts and "other" not in facts
+    assert "device" not in facts and "other" not in facts and "packed" not in facts
     assert "index" not in facts and "kind" not in facts and "handle" not in facts
     assert "chosen" in facts
 
