@@ -3,10 +3,11 @@
 Where every rule that may act in a region is `local` (`Trigger.local`: it acts only at
 nodes of a statement holding one of its tokens, deciding from that statement, the headers
 around it and name resolution), a statement none of whose lines holds a token of any of
-them is never walked. Parsing it is the cost that is left: in torch's own source, three
-fifths of such regions' text. `cold_skeleton` replaces each such statement, outermost
-first, by one line on its first line and a comment on each of its other lines, so every
-line keeps its number and every kept statement its text, leading comments and position.
+them is never walked. Parsing it is the cost that is left (on torch's own source the
+stand-ins spare LibCST 0.5 MB of the 4.2 MB of region code). `cold_skeleton` replaces
+each such statement, outermost first, by one line on its first line and a comment on each
+of its other lines, so every line keeps its number and every kept statement its text,
+leading comments and position.
 
 The one line binds what the statement binds in its scope, as name resolution reads a
 scope's bindings (`migrator.analysis.scopes`): `a = b = None` for a statement that
@@ -15,10 +16,10 @@ stays: one that imports (an import binds a dotted name), declares a name `global
 `nonlocal`, or holds a `match` (in its own scope; a nested function's are its own).
 
 Never stood in either: a statement sharing a line with code outside it (`if x: y = 1`,
-`a; b`), one inside an `if` that holds a token (device rules read an `if` chain's bodies),
-and a compound statement followed by a comment indented deeper than it (LibCST may keep that
-comment in the statement's last block, which the stand-in would hand to the next
-statement).
+`a; b`), one inside an `if` that holds a token (device rules read an `if` chain's
+bodies), and a compound statement followed by a comment indented deeper than it (LibCST
+may keep that comment in the statement's last block, which the stand-in would hand to
+the next statement).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def cold_skeleton(
         binds = "".join(f"{name} = " for name in names)
         statement = f"{binds}None" if binds else "pass"
         stand_in = [f"{indent}{statement}  # {MARK}{number}{_ending(head)}"]
-        stand_in.extend(f"#{line}{_ending(text)}" for line, text in enumerate(replaced[1:], 1))
+        stand_in.extend(f"#{n}{_ending(part)}" for n, part in enumerate(replaced[1:], 1))
         stand_ins.append(("".join(stand_in), "".join(replaced)))
         body.extend(stand_in)
         at = end + 1
@@ -169,7 +170,10 @@ def _may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequ
             if _BLANK.fullmatch(line):
                 continue
             break
-        if len(comment.group(1)) > indent:
+        lead = comment.group(1)
+        # Deeper, or indented with a tab where the statement is not (columns then differ
+        # from characters): LibCST may keep it in the block.
+        if len(lead) > indent or ("\t" in lead and lead != head[:indent]):
             return False
     return True
 
