@@ -308,3 +308,27 @@ def test_a_skeleton_that_fails_gives_way_to_the_text(
     assert fast.text == full.text and "return x.npu()" in fast.text
     assert fast.changes == full.changes
     assert fast.warnings == full.warnings
+
+
+@pytest.mark.parametrize(
+    ("after", "stood_in"),
+    [
+        ("    # at the loop's own indentation\n", True),
+        ("        # in the loop's block\n", False),
+        ("\t# a tab where the loop has spaces\n", False),
+        ("\n", True),
+    ],
+)
+def test_a_loop_followed_by_a_comment_deeper_than_it_stays(after: str, stood_in: bool) -> None:
+    """LibCST keeps a comment indented at least as deep as a block in that block: the loop
+    around it is stood in only where the comment would stay where it is."""
+    text = (
+        f"def f(x):\n    for step in range(3):\n        x = x + step\n{after}    return x.cuda()\n"
+    )
+    lines = split_lines(text)
+    (function,) = ast.parse(text).body
+    hot = [1, len(lines)]
+    skeleton = cold_skeleton([function], lines, (1, len(lines)), text, hot, 0)
+    assert (skeleton is not None) is stood_in
+    if skeleton is not None:
+        assert "for step" not in skeleton.body and after in skeleton.body
