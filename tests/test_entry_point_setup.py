@@ -353,7 +353,7 @@ def test_a_large_entrys_tables_are_stood_in_for_and_put_back(
     assert any("__migrate_table_0__ = (" in code for code in parsed) is stood_in
     # Where a stand-in does not come back once, the module is parsed whole instead: the
     # same text and findings.
-    monkeypatch.setattr(python, "_restored", lambda code, stand_ins: None)
+    monkeypatch.setattr(python, "restored", lambda code, stand_ins: None)
     plain = migrate_python(text, "train.py", rules, NPU, RuleOptions())
     assert plain.text == fast.text
     assert [str(f) for f in plain.findings] == [str(f) for f in fast.findings]
