@@ -9,7 +9,7 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, has_lone_cr, nodes_of, walk
+from migrator.analysis.ast_lines import first_line, has_lone_cr, is_word, nodes_of, walk
 from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
@@ -78,14 +78,6 @@ _BINDING_NODES = (
 )  # fmt: skip
 
 
-def _word_char(text: str, at: int) -> bool:
-    """Whether `text[at]` is an ASCII letter, digit or underscore (outside the text: no)."""
-    if at < 0 or at >= len(text):
-        return False
-    char = text[at]
-    return char.isascii() and (char.isalnum() or char == "_")
-
-
 class LiteralOnly:
     """The names (`device`, `self.device`) every binding of which in the file is a
     literal, as `key in facts`.
@@ -148,8 +140,9 @@ class LiteralOnly:
             yield from nodes_of(self._tree, _BINDING_NODES)
             return
         # Where the text is not ASCII, every line that is not (an identifier Python
-        # normalises, `device` with a fullwidth "d", binds `device`), and each line where
-        # the word stands alone (`str.find`: `re` would try a `\b` at every position).
+        # normalises, `device` with a fullwidth "d", binds `device`; a word character
+        # beside the word that is not ASCII is on such a line), and each line where the
+        # word stands alone (`str.find`: `re` would try a `\b` at every position).
         lines: set[int] = set()
         if not text.isascii():
             parts = text.split("\n")
@@ -157,7 +150,10 @@ class LiteralOnly:
         size, line, last = len(word), 1, 0
         at = text.find(word)
         while at != -1:
-            if not _word_char(text, at - 1) and not _word_char(text, at + size):
+            after = at + size
+            if (at == 0 or not is_word(text[at - 1])) and (
+                after == len(text) or not is_word(text[after])
+            ):
                 line += text.count("\n", last, at)
                 last = at
                 lines.add(line)

@@ -765,13 +765,16 @@ class _Run:
         return module
 
 
-def _starts_of(module: cst.Module, code: str, depth: int) -> StartLines:
+def _starts_of(
+    module: cst.Module, code: str, depth: int, tree: ast.Module | None = None
+) -> StartLines:
     """Where the statements of a tree the passes walk start (`statement_starts`): a whole
     module's, or a region's that a pass edited; read off a stdlib parse of its code
     (`code`; its statements inside `depth` stand-in classes), so that positions come from
-    their statements' code generation. Empty (the whole tree's code generation then
+    their statements' code generation (`tree`: the stdlib parse of a whole module's
+    `code`, where the caller has it). Empty (the whole tree's code generation then
     serves) where the code does not parse so."""
-    statements = inner_statements(code, depth)
+    statements = tuple(tree.body) if tree is not None else inner_statements(code, depth)
     if statements is None:
         return {}
     return statement_starts(region_spans(module, statements, depth, split_lines(code)), 0)
@@ -1063,7 +1066,7 @@ def _whole(
         # its name, tables included): the plain parse decides.
         del run.findings[found:], run.imports[imports:]
         run.edits = edits
-    return _whole_pass(text, rules, run, original, line_map)
+    return _whole_pass(text, rules, run, original, line_map, tree)
 
 
 def _whole_pass(
@@ -1072,16 +1075,19 @@ def _whole_pass(
     run: _Run,
     original: str | None,
     line_map: list[int] | None,
+    tree: ast.Module | None = None,
 ) -> str:
-    """`_whole` on `code`, the text or a skeleton of it with the same lines."""
+    """`_whole` on `code`, the text or a skeleton of it with the same lines (`tree`: the
+    stdlib parse of `code`, where the caller has it)."""
     module = parse_cst(code)
     source = code if original is None else original
     # A finding's position comes from its statement's code generation, with the statements'
-    # starts read off a stdlib parse of `code` made when one is first asked for (on a large
-    # entry script, generating the whole module's positions cost more than both).
+    # starts read off a stdlib parse of `code` (`tree`, or one made when a position is
+    # first asked for): on a large entry script, generating the whole module's positions
+    # cost more than both.
     module = run.transform(
         module, rules, 0, ":=" in source, code, line_map,
-        starts=functools.partial(_starts_of, module, code, 0), depth=0,
+        starts=functools.partial(_starts_of, module, code, 0, tree), depth=0,
     )  # fmt: skip
     if run.imports:
         return module_code(_apply_imports(module, run.imports))
