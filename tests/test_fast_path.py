@@ -483,3 +483,47 @@ def test_display_elements_that_gain_lines_keep_the_later_whole_module_passes_lin
     codes = {finding.code for finding in fast.findings}
     assert {"NPU004", "NPU010", "NPU030"} <= codes
     assert fast.text.count("\n") > text.count("\n")
+
+
+FLAGS = """import torch
+
+HAS_TRITON = is_triton_available()
+
+
+def probe():
+    has_xformers = is_xformers_available()
+    return has_xformers
+
+
+def build():
+    if HAS_TRITON:
+        import triton
+    if has_xformers:
+        import xformers
+    import flash_attn
+"""
+
+
+def test_availability_flags_assigned_by_other_statements_guard_imports_on_both_paths() -> None:
+    # The fast path walks the import rules only through the statements that spell their
+    # modules: the flags come from the whole file (`availability_flags`), else a flag
+    # assigned at module level or in another function guarded only on the full path.
+    full = migrate_python(FLAGS, "flags.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(FLAGS, "flags.py", RULES, NPU, RuleOptions(), full=False)
+    assert [(w.code, w.line) for w in full.warnings] == [("NPU050", 16)]
+    assert (fast.text, fast.warnings) == (full.text, full.warnings)
+
+
+def test_availability_flags_are_the_names_assigned_an_availability_tests_call() -> None:
+    from migrator.contract.unsupported import availability_flags
+
+    text = (
+        "a = b = utils.is_apex_available()\n"
+        "c = probe(is_x_available=True)\n"  # the test is an argument, not the callee
+        "d: bool = is_x_available()\n"  # an annotated assignment is not read
+        "e = (lambda is_y_available: is_y_available)(1)\n"
+        "f = TYPE_CHECKING\n"  # not a call
+    )
+    assert availability_flags(ast.parse(text), text) == {"a", "b", "e"}
+    plain = "a = check()\n"
+    assert availability_flags(ast.parse(plain), plain) == frozenset()

@@ -26,17 +26,19 @@ reported again.
 
 An import guarded as optional is not reported: inside a `try` whose handlers catch
 ImportError (or ModuleNotFoundError, Exception, a bare `except`), under an
-`if is_<x>_available():` test (or a test of a name assigned such a call earlier in the
-same statement or function: `is_fa2 = is_flash_attn_2_available()`, `if is_fa2:`), or under
-`if TYPE_CHECKING:`. The code already runs without
-the package, and on the target host it takes the fallback; calls through names the guarded
-import binds are still reported where they resolve, also when the `except` handler or the
-`else` branch assigns a fallback to the name (`flash_attn_func = None`): that code path is
-what a person has to replace.
+`if is_<x>_available():` test, or under `if TYPE_CHECKING:`. A test of a name the file
+assigns such a call to guards the same way (`is_fa2 = is_flash_attn_2_available()`, then
+`if is_fa2:`): `availability_flags` reads those names off the whole file, so the fast path,
+which walks a rule only through the statements that hold its tokens, sees the flags the
+full path sees. The code already runs without the package, and on the target host it takes
+the fallback; calls through names the guarded import binds are still reported where they
+resolve, also when the `except` handler or the `else` branch assigns a fallback to the name
+(`flash_attn_func = None`): that code path is what a person has to replace.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,6 +47,8 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from migrator.analysis import cst_walk
+from migrator.analysis.ast_lines import nodes_of
+from migrator.analysis.bindings import AVAILABILITY
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView, TokenPattern
@@ -107,6 +111,45 @@ class UsesGate:
         return covers(names, self.prefixes)
 
 
+# What an availability test's name holds (`AVAILABILITY`): a file without it assigns none.
+_AVAILABILITY_WORDS = re.compile(r"is_\w*available|TYPE_CHECKING")
+
+
+def availability_flags(tree: ast.Module, text: str) -> frozenset[str]:
+    """The names the file assigns an availability test's result to, anywhere in it
+    (`is_fa2 = is_flash_attn_2_available()`): an `if` that tests one guards the imports it
+    holds as `if is_flash_attn_2_available():` does. The callee is read as
+    `cst_helpers.is_availability_test` reads it: any name in it, an attribute's, a keyword
+    argument's or a lambda parameter's included. A plain function, the `facts` of the
+    triggers of the rules that report imports."""
+    if text.isascii() and _AVAILABILITY_WORDS.search(text) is None:
+        return frozenset()
+    return frozenset(
+        target.id
+        for node in nodes_of(tree, (ast.Assign,))
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and _names_availability(node.value.func)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    )
+
+
+def _names_availability(expression: ast.expr) -> bool:
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Name):
+            name: str | None = node.id
+        elif isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, (ast.keyword, ast.arg)):
+            name = node.arg
+        else:
+            continue
+        if name is not None and AVAILABILITY.match(name):
+            return True
+    return False
+
+
 def _catches_import_error(node: cst.Try) -> bool:
     for handler in node.handlers:
         if handler.type is None:
@@ -146,16 +189,33 @@ class UnsupportedConstruct(PythonRule):
         name of each as its `needs`, unless it declares some. Code that names anything
         under `torch.jit.script` spells `script` as a word, in an attribute or an import
         (a star import or a name assigned from another binds nothing qualnames follow),
-        so a file that only calls `torch.jit.is_scripting()` is not parsed for NPU070."""
+        so a file that only calls `torch.jit.is_scripting()` is not parsed for NPU070.
+
+        Such a subclass is also `local`: this class decides from the statement that spells
+        the name, the `try` and `if` headers around it, name resolution and the file's
+        availability flags (`availability_flags`, the `facts` of every subclass that
+        reports imports)."""
         super().__init_subclass__(**kwargs)
         trigger = getattr(cls, "trigger", None)
+        if trigger is None:
+            return
+        if cls.modules and trigger.facts is not availability_flags:
+            if trigger.facts is not None:
+                raise TypeError(
+                    f"{cls.__name__} reports imports, which reads availability_flags as its "
+                    "trigger's facts: it cannot declare facts of its own"
+                )
+            trigger = cls.trigger = dataclasses.replace(trigger, facts=availability_flags)
         own = any(
             name.startswith(("visit_", "leave_"))
             for klass in cls.__mro__[: cls.__mro__.index(UnsupportedConstruct)]
             for name in vars(klass)
         )
-        declared = trigger is not None and not isinstance(trigger.names, (UsesGate, type(None)))
-        if trigger is None or declared or own:
+        if own:
+            return
+        if not trigger.local:
+            trigger = cls.trigger = dataclasses.replace(trigger, local=True)
+        if not isinstance(trigger.names, (UsesGate, type(None))):
             return
         names = (*cls.modules, *cls.uses)
         last = sorted({name.rsplit(".", 1)[-1] for name in names})
@@ -169,8 +229,6 @@ class UnsupportedConstruct(PythonRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._guards = 0
-        # Names that hold an availability test's result.
-        self._flags: set[str] = set()
         self._decorator_calls: set[int] = set()
 
     # What is reported -----------------------------------------------------------------
@@ -192,26 +250,24 @@ class UnsupportedConstruct(PythonRule):
         if _catches_import_error(node):
             self._guards -= 1
 
+    # A guard matters to the imports a rule reports only (`modules`).
     def visit_If_body(self, node: cst.If) -> None:
-        if self._is_guard(node.test):
+        if self.modules and self._is_guard(node.test):
             self._guards += 1
 
     def leave_If_body(self, node: cst.If) -> None:
-        if self._is_guard(node.test):
+        if self.modules and self._is_guard(node.test):
             self._guards -= 1
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # `is_fa2 = is_flash_attn_2_available()`, tested later as `if ... and is_fa2:`.
-        if isinstance(node.value, cst.Call) and is_availability_test(node.value.func):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self._flags.add(target.target.value)
 
     def _is_guard(self, test: cst.BaseExpression) -> bool:
         if is_availability_test(test):
             return True
-        return bool(self._flags) and any(
-            isinstance(node, cst.Name) and node.value in self._flags for node in _names(test)
+        # `is_fa2 = is_flash_attn_2_available()`, tested as `if ... and is_fa2:`.
+        flags = self.ctx.facts
+        return (
+            isinstance(flags, frozenset)
+            and bool(flags)
+            and any(isinstance(node, cst.Name) and node.value in flags for node in _names(test))
         )
 
     # Imports --------------------------------------------------------------------------
