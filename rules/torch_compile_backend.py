@@ -102,6 +102,8 @@ class TorchCompileBackend(UnsupportedConstruct):
         tokens=("torch.compile",),
         patterns=(TokenPattern(".compile", r"(?<!\bre)\.compile\b"),),
         region=_may_report,
+        # Decides from the call, its arguments and whether the file imports torch.
+        local=True,
     )
     uses = tuple(_USES)
     message = "Inductor, the default backend, generates Triton kernels for CUDA GPUs"
