@@ -425,13 +425,17 @@ def test_npu_grad_scalers_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPa
             "c.py": "from torch.cuda.amp import GradScaler\ns = GradScaler()\n",
             "d.py": "from torch_npu.npu.amp import GradScaler as S\n\n\ns = S()\n",
             "e.py": "import torch_npu.npu.amp as na\ns = na.GradScaler()\n",
+            "f.py": "from torch import npu\ns = npu.amp.GradScaler()\n",
+            "g.py": "import torch\ndef step(inputs):\n    s = torch.amp.GradScaler()\n",
         },
     )
     # c.py: a GradScaler imported by name from torch.cuda.amp becomes torch's own (NPU012).
     found = sorted((s.path, s.line) for s in view.npu_grad_scalers)
-    assert found == [("a.py", 3), ("d.py", 4), ("e.py", 2)]
-    # A file that never spells "npu" names none: it is not parsed for one.
+    assert found == [("a.py", 3), ("d.py", 4), ("e.py", 2), ("f.py", 2)]
+    # A file that spells neither the word "npu" nor torch_npu names none: it is not parsed
+    # for one ("inputs" holds "npu").
     assert not any("torch.cuda.amp import GradScaler" in source for source in parsed)
+    assert not any("def step(inputs)" in source for source in parsed)
 
 
 @pytest.mark.parametrize(

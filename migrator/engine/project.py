@@ -48,6 +48,8 @@ CUDA_DEVICE = re.compile(r"^cuda(?::\d+)?$")
 
 # A line that may import one of them; the ast then says whether it really does.
 _MM_IMPORT = re.compile(rb"(?m)^[ \t]*(?:import|from)[ \t][^\n]*\bmm(?:cv|det)")
+# What `_npu_grad_scalers` needs.
+_NPU_NAME = re.compile(rb"\bnpu\b|torch_npu")
 # Words without which a text holds no launch command: most scripts are not parsed.
 _LAUNCH_WORDS = re.compile(r"python|torchrun|accelerate|deepspeed")
 _SHELL_SUFFIXES = tuple(pattern.lstrip("*") for pattern in shell.SCRIPT_PATTERNS)
@@ -825,9 +827,15 @@ def _assigns_config_name(data: bytes) -> bool:
     return False
 
 
+def _says_fp16(data: bytes) -> bool:
+    """ "fp16" in any case; the file is copied in lower case only where "p16" or "P16"
+    is in it (most files: neither)."""
+    return (b"p16" in data or b"P16" in data) and b"fp16" in data.lower()
+
+
 def _mm_config(rel: str, data: bytes) -> _Config | None:
     """The fp16 setting and `_base_` files of a Python file that may be an mmcv config."""
-    if b"_base_" not in data and b"fp16" not in data.lower() and b"Amp" not in data:
+    if b"_base_" not in data and b"Amp" not in data and not _says_fp16(data):
         return None
     if not _assigns_config_name(data):
         # None of the module-level names read below is assigned on any line.
@@ -924,9 +932,10 @@ def _inherited_fp16(
 
 def _npu_grad_scalers(rel: str, data: bytes) -> list[Fp16Scaler]:
     """torch_npu's GradScaler named in one Python file (its first line). Every name of it
-    spells "npu" (`NPU_SCALERS`), in the import that binds it or in the name itself: a
-    file without it is not parsed (torch's source has dozens that name torch's own)."""
-    if b"GradScaler" not in data or b"npu" not in data:
+    spells `npu` as a word or `torch_npu` (`NPU_SCALERS`), in the import that binds it or
+    in the name itself: a file without either is not parsed (torch's source has dozens
+    that name torch's own; "npu" alone is in every "input")."""
+    if b"GradScaler" not in data or _NPU_NAME.search(data) is None:
         return []
     try:
         tree = ast.parse(decode_python(data).text)
