@@ -527,3 +527,32 @@ def test_availability_flags_are_the_names_assigned_an_availability_tests_call() 
     assert availability_flags(ast.parse(text), text) == {"a", "b", "e"}
     plain = "a = check()\n"
     assert availability_flags(ast.parse(plain), plain) == frozenset()
+
+
+def test_the_engines_parse_skips_validation_and_gives_libcsts_tree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from migrator.engine.python import parse_cst
+
+    for file in FILES[:40]:
+        text = file.read_text(encoding="utf-8")
+        mine = parse_cst(text)
+        assert mine.deep_equals(cst.parse_module(text)), file
+        assert mine.code == text
+    validated: list[str] = []
+    check = cst.Name._validate
+
+    def counted(node: cst.Name) -> None:
+        validated.append(node.value)
+        check(node)
+
+    monkeypatch.setattr(cst.Name, "_validate", counted)
+    parse_cst("x = y\n")
+    assert validated == []
+    cst.parse_module("x = y\n")
+    assert sorted(validated) == ["x", "y"]
+    # Validation is LibCST's own again once the parse returns, and after a failed parse.
+    with pytest.raises(SourceError):
+        parse_cst("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")

@@ -124,7 +124,7 @@ def parse_ast(text: str) -> ast.Module:
 
 def parse_cst(text: str, line_offset: int = 0) -> cst.Module:
     try:
-        module = cst.parse_module(text)
+        module = _parse_unvalidated(text)
     except cst.ParserSyntaxError as error:
         raise SourceError(
             f"LibCST cannot parse: {error.message}", error.raw_line + line_offset
@@ -136,6 +136,28 @@ def parse_cst(text: str, line_offset: int = 0) -> cst.Module:
         # and its code then drops the "\r": an edited file lost its last line's ending.
         return module.with_changes(has_trailing_newline=True)
     return module
+
+
+def _unvalidated(self: cst.CSTNode) -> None:
+    """What `CSTNode.__post_init__` is while the parser builds a tree: nothing."""
+
+
+def _parse_unvalidated(text: str) -> cst.Module:
+    """`cst.parse_module(text)` without LibCST's validation of each node it builds: every
+    node's generated `__init__` calls `CSTNode.__post_init__`, which validates it (its
+    whitespace, its parentheses), and a tree the parser built from source is valid by
+    construction (LibCST's own comment there says validating a parsed tree could be
+    avoided). That was an eighth of each parse. The check is back for the nodes the
+    rules build once the parse returns, raising or not; where a LibCST release no longer
+    defines the hook on `CSTNode`, the parse validates as before."""
+    hook = vars(cst.CSTNode).get("__post_init__")
+    if hook is None:
+        return cst.parse_module(text)
+    cst.CSTNode.__post_init__ = _unvalidated  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        cst.CSTNode.__post_init__ = hook  # type: ignore[method-assign]
 
 
 def _is_string_statement(node: ast.stmt) -> bool:
