@@ -525,6 +525,11 @@ def test_availability_flags_are_the_names_assigned_an_availability_tests_call() 
         "f = TYPE_CHECKING\n"  # not a call
     )
     assert availability_flags(ast.parse(text), text) == {"a", "b", "e"}
+    # Inside a class's method, and in a text with a character outside ASCII.
+    nested = "class M:\n    def f(self):\n        # é\n        ok = is_z_available()\n"
+    assert availability_flags(ast.parse(nested), nested) == {"ok"}
+    ascii_only = nested.replace("é", "e")
+    assert availability_flags(ast.parse(ascii_only), ascii_only) == {"ok"}
     plain = "a = check()\n"
     assert availability_flags(ast.parse(plain), plain) == frozenset()
 

@@ -47,13 +47,14 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from migrator.analysis import cst_walk
-from migrator.analysis.ast_lines import nodes_of
+from migrator.analysis.ast_lines import hot_lines, statements_on, walk
 from migrator.analysis.bindings import AVAILABILITY
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView, TokenPattern
 from migrator.core.model import FixAvailability
 from migrator.core.target import Target
+from migrator.formats.sources import split_lines
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -111,8 +112,8 @@ class UsesGate:
         return covers(names, self.prefixes)
 
 
-# What an availability test's name holds (`AVAILABILITY`): a file without it assigns none.
-_AVAILABILITY_WORDS = re.compile(r"is_\w*available|TYPE_CHECKING")
+# An availability test's name (`AVAILABILITY`) as a word: the lines that may assign one.
+_AVAILABILITY_WORDS = re.compile(r"\bis_\w*available\b|\bTYPE_CHECKING\b")
 
 
 def availability_flags(tree: ast.Module, text: str) -> frozenset[str]:
@@ -121,12 +122,19 @@ def availability_flags(tree: ast.Module, text: str) -> frozenset[str]:
     holds as `if is_flash_attn_2_available():` does. The callee is read as
     `cst_helpers.is_availability_test` reads it: any name in it, an attribute's, a keyword
     argument's or a lambda parameter's included. A plain function, the `facts` of the
-    triggers of the rules that report imports."""
-    if text.isascii() and _AVAILABILITY_WORDS.search(text) is None:
+    triggers of the rules that report imports.
+
+    Only the top-level statements on a line that spells such a name are walked (most
+    files that hold one say `if TYPE_CHECKING:` once). The name is read as the text
+    spells it, as LibCST keeps it (the stdlib parser folds a name written in fullwidth
+    letters to its ASCII form; LibCST and this do not)."""
+    hot = hot_lines(text, split_lines(text), _AVAILABILITY_WORDS)
+    if not hot:
         return frozenset()
+    nodes = (node for statement in statements_on(tree.body, hot) for node in walk(statement))
     return frozenset(
         target.id
-        for node in nodes_of(tree, (ast.Assign,))
+        for node in nodes
         if isinstance(node, ast.Assign)
         and isinstance(node.value, ast.Call)
         and _names_availability(node.value.func)
