@@ -10,7 +10,7 @@ from typing import Literal
 import libcst as cst
 
 from migrator.analysis import cst_walk
-from migrator.analysis.ast_lines import first_line, last_line, nodes_of, summary, walk
+from migrator.analysis.ast_lines import first_line, last_line, nested_statements, summary, walk
 from migrator.analysis.bindings import dotted_parts, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
@@ -313,7 +313,7 @@ def _model_classes(tree: ast.Module, text: str) -> tuple[tuple[int, int], ...]:
     bindings = module_bindings(tree)
     models: set[str] = set()
     ranges: list[tuple[int, int]] = []
-    classes = [node for node in nodes_of(tree, (ast.ClassDef,)) if isinstance(node, ast.ClassDef)]
+    classes = [node for node in nested_statements(tree.body) if isinstance(node, ast.ClassDef)]
     for node in sorted(classes, key=lambda c: c.lineno):
         for base in node.bases:
             parts = dotted_parts(base)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import accelerate
@@ -473,3 +474,30 @@ def test_the_line_map_with_other_line_breaks_is_the_whole_texts_diff() -> None:
     new_text = "a\nx\nb\x0cc\nd\n"
     changes = [(2, 2, ["x\n", "b\x0cc\n"])]
     assert _region_line_map(text, new_text, changes) == remap_lines(text, new_text, None)
+
+
+@pytest.mark.parametrize(
+    "module", [accelerate.accelerator, accelerate.utils.dataclasses], ids=lambda m: m.__name__
+)
+def test_nested_statements_are_every_statement_a_walk_finds(module: object) -> None:
+    # Classes in functions, in `try` handlers, `else` and `finally` blocks and `match`
+    # cases included: NPU062's model classes are found without walking expressions.
+    text = Path(str(getattr(module, "__file__", ""))).read_text(encoding="utf-8")
+    text += (
+        "def f(x):\n    try:\n        class A: pass\n    except E:\n        class B: pass\n"
+        "    else:\n        class C: pass\n    finally:\n        class D: pass\n"
+        "    match x:\n        case 1:\n            class E2: pass\n"
+        "    for y in x:\n        pass\n    else:\n        class F: pass\n"
+    )
+    tree = ast.parse(text)
+
+    def statements(found: Iterable[ast.AST]) -> list[tuple[int, int, str]]:
+        return sorted(
+            (s.lineno, s.col_offset, type(s).__name__) for s in found if isinstance(s, ast.stmt)
+        )
+
+    walked = statements(ast.walk(tree))
+    assert statements(ast_lines.nested_statements(tree.body)) == walked
+    assert {"A", "B", "C", "D", "E2", "F"} <= {
+        s.name for s in ast_lines.nested_statements(tree.body) if isinstance(s, ast.ClassDef)
+    }

@@ -98,6 +98,24 @@ def nodes_of(tree: ast.AST, kinds: tuple[type[ast.AST], ...]) -> list[ast.AST]:
     return [node for kind in kinds for node in found.get(kind, ())]
 
 
+def nested_statements(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of `statements` and of the blocks inside them, outer first. No
+    expression is entered (`nodes_of` walks every node): a class or a function is only
+    ever a statement, so this finds each one for a fraction of a walk."""
+    stack = list(statements)[::-1]
+    while stack:
+        statement = stack.pop()
+        yield statement
+        inner: list[ast.stmt] = [
+            *getattr(statement, "body", ()),
+            *getattr(statement, "orelse", ()),
+            *(s for handler in getattr(statement, "handlers", ()) for s in handler.body),
+            *getattr(statement, "finalbody", ()),
+            *(s for case in getattr(statement, "cases", ()) for s in case.body),
+        ]
+        stack.extend(reversed(inner))
+
+
 def first_line(node: ast.stmt) -> int:
     """The statement's first line, its decorators included."""
     decorators: list[ast.expr] = getattr(node, "decorator_list", None) or []
