@@ -600,9 +600,14 @@ def qualified_names(
             local.setdefault(name, set()).add(dotted)
         found |= held.imported
         for chain in held.chains:
-            head, rest = chain[0], chain[1:]
-            heads = local.get(head, set()) | {value for value in names.get(head, ()) if value}
-            for value in heads:
+            head = chain[0]
+            bound = names.get(head)
+            mine = local.get(head) if local else None
+            # Most heads are local variables, `self` and the like, which no import binds.
+            if not bound and not mine:
+                continue
+            rest = chain[1:]
+            for value in {*(mine or ()), *(value for value in bound or () if value)}:
                 found.add(".".join((value, *rest)) if rest else value)
     return frozenset(found)
 

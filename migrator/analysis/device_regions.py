@@ -35,7 +35,7 @@ from typing import cast
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import summary, walk
+from migrator.analysis.ast_lines import nested_statements, summary, walk
 from migrator.analysis.bindings import dotted_parts, import_bindings
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.analysis.cst_walk import children
@@ -581,7 +581,8 @@ def may_leave_alone(
                 merged.setdefault(name, []).append(dotted)
             scope = merged
         linked: set[int] = set()
-        for node in walk(statement):
+        # An `if` or `assert` is only ever a statement: no expression is walked.
+        for node in nested_statements((statement,)):
             links: list[ast.If] = []
             if isinstance(node, ast.If):
                 if id(node) in linked:

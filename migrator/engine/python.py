@@ -1248,13 +1248,15 @@ def _active(
     for rule in rules:
         if not patterns[rule].search(body, offset):
             continue
-        if rule.trigger.words and not patterns[rule].search(code(), offset):
-            continue
         if region.statements and not any(
             rule.trigger.in_statement(node, view.target) for node in region.statements
         ):
             continue
         if region.statements and not rule.trigger.names_pass(qualified, view):
+            continue
+        # The code without strings is made last of the cheap checks (a regex pass over the
+        # region that most names gates make unnecessary).
+        if rule.trigger.words and not patterns[rule].search(code(), offset):
             continue
         if (
             region.statements
