@@ -51,9 +51,16 @@ class DeviceSpecificBranch(PythonRule):
     name = "device-specific-branch"
     summary = "Report code left alone because it already handles the NPU or is CUDA-only."
     fix_availability = FixAvailability.NEVER
-    # A region without an `if`/`assert` that may be such code cannot hold a report. Not
-    # `local`: `device_regions.mentions_source` matches any case ("Cuda"), its tokens do not.
-    trigger = Trigger(tokens=("cuda", "nccl", "CUDA", "NCCL"), region=_may_leave_alone)
+    # A region without an `if`/`assert` that may be such code cannot hold a report.
+    # `local`: it reports a chain or assert that spells the source device or backend
+    # (`device_regions.mentions_source`: a name's `_`-separated word, or a string, in any
+    # case), decided from that statement, so a statement that spells neither in any of the
+    # tokens' cases ("Cuda" too) has nothing for it.
+    trigger = Trigger(
+        tokens=("cuda", "nccl", "CUDA", "NCCL", "Cuda", "Nccl"),
+        region=_may_leave_alone,
+        local=True,
+    )
     examples = (
         reported("if is_torch_npu_available():\n    x = x.npu()\nelse:\n    x = x.cuda()\n"),
         reported(

@@ -561,3 +561,26 @@ def test_the_engines_parse_skips_validation_and_gives_libcsts_tree(
         parse_cst("def f(:\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("")
+
+
+CAPITALISED = """import torch
+from transformers.utils import is_torch_npu_available
+
+
+def pick(x, y):
+    x = x.cuda()
+    if is_torch_npu_available():
+        y = y.npu()
+    else:
+        raise RuntimeError("Cuda only")
+    return x, y
+"""
+
+
+def test_a_chain_that_spells_the_device_capitalised_is_reported_on_both_paths() -> None:
+    # NPU077 is walked only through the statements that hold its tokens: "Cuda" is one,
+    # as `mentions_source` reads the chain in any case.
+    full = migrate_python(CAPITALISED, "pick.py", RULES, NPU, RuleOptions(), full=True)
+    fast = migrate_python(CAPITALISED, "pick.py", RULES, NPU, RuleOptions(), full=False)
+    assert ("NPU077", 7) in [(w.code, w.line) for w in full.warnings]
+    assert (fast.text, fast.warnings) == (full.text, full.warnings)
