@@ -607,7 +607,14 @@ class LowPrecisionNumpy(PythonRule):
     summary = "Insert .float() before .cpu().numpy() where the tensor can be bfloat16."
     # The call right before `.numpy()` is `.cpu()` or `.detach()` (possibly across lines).
     trigger = Trigger(
-        patterns=(TokenPattern("numpy", r"(?:cpu|detach)\s*\(\s*\)\s*\.\s*numpy\s*\("),),
+        # Two alternatives, each led by its literal, which `re` finds at C speed (a group
+        # of them leading the pattern was tried at every position of each file).
+        patterns=(
+            TokenPattern(
+                "numpy",
+                r"cpu\s*\(\s*\)\s*\.\s*numpy\s*\(|detach\s*\(\s*\)\s*\.\s*numpy\s*\(",
+            ),
+        ),
         facts=low_precision_methods,
         local=True,
         reads_around=True,

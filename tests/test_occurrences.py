@@ -341,3 +341,17 @@ def test_alternatives_and_literals_of_parts() -> None:
         assert hot_lines_of(text, lines, [part], found) == expected, part
         assert hot_lines_of(text, lines, [part]) == expected, part
     assert hot_lines_of(text, lines, ["(?<!\\bre)\\.compile\\b"], found) == [3]
+
+
+def test_has_any_answers_as_has_for_each_literal() -> None:
+    text = "import torch\nx = torch.cuda.is_available()\n# nccl\n"
+    found = Finder(["cuda", "npu", "torch.cuda", "hccl"]).scan(text)
+    # A literal the finder does not hold is looked for in the text, and one asked about
+    # before (`starts`) that does not occur is no occurrence.
+    assert found.starts("xpu") == []
+    for literals in (
+        {"cuda"}, {"npu"}, {"npu", "hccl"}, {"npu", "nccl"}, {"xpu"}, {"xpu", "is_available"},
+        {"hccl", "torch.cuda"}, set(),
+    ):  # fmt: skip
+        wanted = any(found.has(literal) for literal in literals)
+        assert found.has_any(frozenset(literals)) is wanted, literals

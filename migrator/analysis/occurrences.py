@@ -79,6 +79,15 @@ class Occurrences:
             known = self._has[literal] = literal in self.text
         return known
 
+    def has_any(self, literals: frozenset[str]) -> bool:
+        """Whether one of `literals` occurs in the text (`has`, for a set at once: those
+        the finder holds are answered by one intersection with what the scan found, the
+        pre-filter's question for each rule and file)."""
+        found = self._found
+        if any(found[literal] for literal in found.keys() & literals):
+            return True
+        return any(self.has(literal) for literal in _unheld(self._held, literals))
+
     def starts(self, literal: str) -> Sequence[int]:
         """Where each occurrence of `literal` starts, in order (overlapping ones too)."""
         found = self._found.get(literal)
@@ -93,6 +102,12 @@ class Occurrences:
             at = self.text.find(literal, at + 1)
         self._found[literal] = starts
         return starts
+
+
+@functools.lru_cache(maxsize=1024)
+def _unheld(held: frozenset[str], literals: frozenset[str]) -> tuple[str, ...]:
+    """The literals a finder does not hold (each rule's, once per run)."""
+    return tuple(sorted(literals - held))
 
 
 def any_between(starts: Sequence[int], first: int, end: int) -> bool:

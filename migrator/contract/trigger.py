@@ -203,21 +203,20 @@ class Trigger:
         rules' literals occur in it, `Finder.scan(text)`, which answers "does this literal
         occur" without reading the text again)."""
         search = self._search
-        scanned = found is not None and found.text is text
-        has: Callable[[str], bool] = (
-            found.has if found is not None and scanned else text.__contains__
-        )
+        scanned = found if found is not None and found.text is text else None
+        has: Callable[[str], bool] = scanned.has if scanned is not None else text.__contains__
         if not self._brought(text, has, scanned):
             return False
         return not (needs and search.needs) or any(
             has(need.literal) and need.occurs(text) for need in search.needs
         )
 
-    def _brought(self, text: str, has: Callable[[str], bool], scanned: bool) -> bool:
-        """Whether a token, a pattern or a token's from-import alias occurs in `text`."""
+    def _brought(self, text: str, has: Callable[[str], bool], scanned: Occurrences | None) -> bool:
+        """Whether a token, a pattern or a token's from-import alias occurs in `text`
+        (`scanned`: where the literals occur in it, when the caller has that)."""
         search = self._search
-        if scanned:
-            if any(has(token) for token in search.needed):
+        if scanned is not None:
+            if scanned.has_any(search.needed_set):
                 return True
         elif search.holds_token(text):
             return True
@@ -292,7 +291,9 @@ class _Search:
     literals' scan (`holds_token`: faster than `in` one by one; most runs never need
     it)."""
 
-    __slots__ = ("_alternation", "from_imports", "needed", "needs", "patterns", "tails")
+    __slots__ = (
+        "_alternation", "from_imports", "needed", "needed_set", "needs", "patterns", "tails",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -301,6 +302,7 @@ class _Search:
         needs: tuple[TokenPattern, ...] = (),
     ) -> None:
         self.needed = _needed(tokens)
+        self.needed_set = frozenset(self.needed)
         self.patterns = _compiled(patterns)
         self.needs = _compiled(needs)
         self.from_imports = _from_imports(tokens)
