@@ -293,3 +293,20 @@ def test_a_dotted_token_spelt_through_an_import_is_found_with_its_module_named(
     trigger = Trigger(tokens=("decord.nd.gpu",))
     assert trigger.matches(text) is brought
     assert trigger.matches(text, finder(trigger.literals()).scan(text)) is brought
+
+
+def test_module_names_are_read_off_the_import_lines_only() -> None:
+    from migrator.contract.trigger import _module_names
+
+    text = (
+        's = "data from foo import (bar"\n'  # not at a line's start, and it spans the next
+        "from torch import (cuda)\n"
+        "import a; import b  # import c\n"
+        "  import d.e as f\n"
+        "xfrom g import h\n"
+    )
+    assert _module_names(text) == {
+        "torch.cuda": frozenset({"cuda"}),
+        "a": frozenset({"a"}),
+        "d.e": frozenset({"f"}),
+    }
