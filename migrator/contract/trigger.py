@@ -463,11 +463,10 @@ def _dotted_tails(tokens: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
     return tuple(found)
 
 
-# Import lines, searched in the text after a "\n" (`_module_names` adds one before the
-# first line): a pattern led by a literal is searched at that character's occurrences,
-# where `^` with re.MULTILINE is tried at every position (four times slower on torch).
-# Led by their keyword, which `re` finds at C speed (led by the line's start, they were
-# tried at every line); `_at_line_start` checks what comes before it.
+# Import lines. Each pattern is led by its keyword, which `re` finds at C speed, and
+# `_line_start_matches` keeps a match only where the line holds nothing before it: led by
+# the line's start (`\n[ \t]*`, or `^` with re.MULTILINE, four times slower again), the
+# patterns were tried at every line of the file.
 _IMPORT = re.compile(r"import[ \t]+([^\n#;]+)")
 _FROM_IMPORT = re.compile(r"from[ \t]+([\w.]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]+)")
 _COMMENT = re.compile(r"#[^\n]*")

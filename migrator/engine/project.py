@@ -828,8 +828,8 @@ def _assigns_config_name(data: bytes) -> bool:
 
 
 def _says_fp16(data: bytes) -> bool:
-    """ "fp16" in any case; the file is copied in lower case only where "p16" or "P16"
-    is in it (most files: neither)."""
+    """Whether `data` says fp16 in any case; it is copied in lower case only where it holds
+    "p16" or "P16" (most files hold neither)."""
     return (b"p16" in data or b"P16" in data) and b"fp16" in data.lower()
 
 
