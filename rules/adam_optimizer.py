@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.ast_lines import nodes_of, walk
+from migrator.analysis.ast_lines import nested_statements, walk
 from migrator.analysis.cst_helpers import add_keyword, find_arg, has_keyword, has_star_kwargs
 from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.contract.rule import Example, PythonRule
@@ -55,7 +55,8 @@ def _spells_fused(node: ast.AST) -> bool:
 def _fused_kwargs(tree: ast.Module) -> frozenset[str]:
     """Names the file assigns a mapping that chooses `fused` (anywhere in the file)."""
     names: set[str] = set()
-    for node in nodes_of(tree, (ast.Assign, ast.AnnAssign)):
+    # Assignments are statements: no expression outside their values is walked.
+    for node in nested_statements(tree.body):
         if isinstance(node, ast.Assign) and _spells_fused(node.value):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif (
@@ -74,8 +75,12 @@ def _names_gate(names: frozenset[str], view: FileView) -> bool:
 
 
 def _file_facts(tree: ast.Module, text: str) -> _Facts:
-    """The torch_npu GradScaler line and the names holding `fused` kwargs."""
-    return _Facts(npu_scaler_line(tree), _fused_kwargs(tree))
+    """The torch_npu GradScaler line and the names holding `fused` kwargs. Every name of
+    torch_npu's GradScaler spells "GradScaler" (`NPU_SCALERS`), in the import that binds
+    it or in the name itself: a text without it has none (one with a character outside
+    ASCII is read whole, since the parser folds some names' spelling)."""
+    scaler = npu_scaler_line(tree) if "GradScaler" in text or not text.isascii() else None
+    return _Facts(scaler, _fused_kwargs(tree))
 
 
 class AdamOptimizer(PythonRule):

@@ -102,6 +102,9 @@ class TorchCompileBackend(UnsupportedConstruct):
         tokens=("torch.compile",),
         patterns=(TokenPattern(".compile", r"(?<!\bre)\.compile\b"),),
         region=_may_report,
+        # Every name it reports spells `compile` as a word (`torch.compile`, an import of
+        # it, `.compile(`): a file that says only `torch.compiler` is not parsed for it.
+        needs=(TokenPattern("compile", r"\bcompile\b"),),
         # Decides from the call, its arguments and whether the file imports torch.
         local=True,
     )

@@ -24,6 +24,7 @@ from rules.cuda_python import CudaPython
 from rules.lightning_gpu_accelerator import LightningGpuAccelerator
 from rules.mmcv_data_parallel import MmcvDataParallel
 from rules.op_without_npu_kernel import OpWithoutNpuKernel, lacking_op
+from rules.torch_compile_backend import TorchCompileBackend
 from rules.torch_version_drift import TorchVersionDrift
 
 NEEDY = Trigger(tokens=("torch",), needs=(TokenPattern("cuda", r"\bcuda\b"),))
@@ -310,3 +311,23 @@ def test_module_names_are_read_off_the_import_lines_only() -> None:
         "a": frozenset({"a"}),
         "d.e": frozenset({"f"}),
     }
+
+
+COMPILE_SPELLINGS = [
+    "import torch\nmodel = torch.compile(model)\n",
+    "from torch import compile as jit\nmodel = jit(model)\n",
+    "import torch as th\n\n\n@th.compile\ndef step(x):\n    return x\n",
+    "import torch\nmodel.compile()\n",
+]
+
+
+@pytest.mark.parametrize("text", COMPILE_SPELLINGS)
+def test_every_spelling_npu060_reports_passes_its_needs(text: str) -> None:
+    assert TorchCompileBackend.trigger.matches(text)
+    assert _reports(TorchCompileBackend, "NPU060", text)
+
+
+def test_npu060_skips_a_file_that_only_names_torch_compiler() -> None:
+    text = "import torch\nif torch.compiler.is_compiling():\n    pass\n"
+    assert not TorchCompileBackend.trigger.matches(text)
+    assert TorchCompileBackend.trigger.matches(text + "model = torch.compile(model)\n")
