@@ -13,7 +13,7 @@ import pytest
 
 from migrator.analysis.bindings import module_bindings
 from migrator.analysis.occurrences import finder
-from migrator.contract.rule import RuleOptions
+from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.contract.trigger import TokenPattern, Trigger, _Pattern, any_of
 from migrator.contract.unsupported import UnsupportedConstruct
 from migrator.core.project import EMPTY as EMPTY_PROJECT
@@ -125,10 +125,26 @@ MODULE_SPELLINGS = [
 ]
 
 
-@pytest.mark.parametrize("text", MODULE_SPELLINGS)
-def test_every_spelling_of_a_name_npu078_reports_passes_its_needs(text: str) -> None:
-    assert TorchVersionDrift.trigger.matches(text)
-    assert _reports(TorchVersionDrift, "NPU078", text)
+COMPILE_SPELLINGS = [
+    "import torch\nmodel = torch.compile(model)\n",
+    "from torch import compile as jit\nmodel = jit(model)\n",
+    "import torch as th\n\n\n@th.compile\ndef step(x):\n    return x\n",
+    "import torch\nmodel.compile()\n",
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        *((TorchVersionDrift, text) for text in MODULE_SPELLINGS),
+        *((TorchCompileBackend, text) for text in COMPILE_SPELLINGS),
+    ],
+)
+def test_every_spelling_of_a_name_a_rule_reports_passes_its_needs(
+    rule: type[PythonRule], text: str
+) -> None:
+    assert rule.trigger.matches(text)
+    assert _reports(rule, rule.code, text)
 
 
 def test_npu078_skips_a_file_that_imports_torch_and_names_no_module_it_checks() -> None:
@@ -311,20 +327,6 @@ def test_module_names_are_read_off_the_import_lines_only() -> None:
         "a": frozenset({"a"}),
         "d.e": frozenset({"f"}),
     }
-
-
-COMPILE_SPELLINGS = [
-    "import torch\nmodel = torch.compile(model)\n",
-    "from torch import compile as jit\nmodel = jit(model)\n",
-    "import torch as th\n\n\n@th.compile\ndef step(x):\n    return x\n",
-    "import torch\nmodel.compile()\n",
-]
-
-
-@pytest.mark.parametrize("text", COMPILE_SPELLINGS)
-def test_every_spelling_npu060_reports_passes_its_needs(text: str) -> None:
-    assert TorchCompileBackend.trigger.matches(text)
-    assert _reports(TorchCompileBackend, "NPU060", text)
 
 
 def test_npu060_skips_a_file_that_only_names_torch_compiler() -> None:
