@@ -13,7 +13,7 @@ from typing import ClassVar
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.ast_lines import hot_lines_of, statements_on
+from migrator.analysis.ast_lines import statements_spelling
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.analysis.statement_spans import data_statements
 from migrator.contract.entries import entry_paths as _paths
@@ -90,7 +90,7 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     imported: set[str] = set()
     called: set[str] = set()
     lines = split_lines(text)
-    for statement in _statements_spelling(tree, text, lines, _WORK):
+    for statement in statements_spelling(tree, text, lines, _words(_WORK)):
         for node in _outside_bodies(statement):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 imported.update(
@@ -110,19 +110,14 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     # spells only the alias.
     return any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported
-        for statement in _statements_spelling(tree, text, lines, sorted(imported))
+        for statement in statements_spelling(tree, text, lines, _words(sorted(imported)))
         for node in _outside_bodies(statement)
     )
 
 
-def _statements_spelling(
-    tree: ast.Module, text: str, lines: Sequence[str], words: Sequence[str]
-) -> list[ast.stmt]:
-    """The top-level statements with a line of code that spells one of `words` as a whole
-    word (`hot_lines_of` finds each at its occurrences: `re` tries an alternation led by
-    `\\b` at every position of the text)."""
-    parts = [rf"\b{re.escape(word)}\b" for word in words]
-    return statements_on(tree.body, hot_lines_of(text, lines, parts))
+def _words(words: Sequence[str]) -> list[str]:
+    """Each of `words` as a whole word, a regex."""
+    return [rf"\b{re.escape(word)}\b" for word in words]
 
 
 def _outside_bodies(node: ast.AST) -> Iterator[ast.AST]:

@@ -98,22 +98,32 @@ def nodes_of(tree: ast.AST, kinds: tuple[type[ast.AST], ...]) -> list[ast.AST]:
     return [node for kind in kinds for node in found.get(kind, ())]
 
 
+def blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists of a compound statement's blocks, in the order they are written:
+    its body, a `try`'s handlers, a `match`'s cases, an `else` (an `elif` is the `if` in
+    one) and a `finally`; none of a simple statement."""
+    body: list[ast.stmt] | None = getattr(statement, "body", None)
+    if body:
+        yield body
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+    for name in ("orelse", "finalbody"):
+        block: list[ast.stmt] | None = getattr(statement, name, None)
+        if block:
+            yield block
+
+
 def nested_statements(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of `statements` and of the blocks inside them, outer first. No
-    expression is entered (`nodes_of` walks every node): a class or a function is only
-    ever a statement, so this finds each one for a fraction of a walk."""
+    """Every statement of `statements` and of the blocks inside them (`blocks`), outer
+    first. No expression is entered (`nodes_of` walks every node): a class or a function
+    is only ever a statement, so this finds each one for a fraction of a walk."""
     stack = list(statements)[::-1]
     while stack:
         statement = stack.pop()
         yield statement
-        inner: list[ast.stmt] = [
-            *getattr(statement, "body", ()),
-            *getattr(statement, "orelse", ()),
-            *(s for handler in getattr(statement, "handlers", ()) for s in handler.body),
-            *getattr(statement, "finalbody", ()),
-            *(s for case in getattr(statement, "cases", ()) for s in case.body),
-        ]
-        stack.extend(reversed(inner))
+        stack.extend(reversed([inner for block in blocks(statement) for inner in block]))
 
 
 def first_line(node: ast.stmt) -> int:
@@ -515,6 +525,15 @@ def statements_on(statements: Iterable[ast.stmt], hot: Sequence[int]) -> list[as
         if index < len(hot) and hot[index] <= last_line(statement):
             found.append(statement)
     return found
+
+
+def statements_spelling(
+    tree: ast.Module, text: str, lines: Sequence[str], parts: Iterable[str]
+) -> list[ast.stmt]:
+    """The top-level statements of `tree` (the stdlib parse of `text`, whose lines are
+    `lines`) with a line of code that matches one of `parts` (regexes, searched part by
+    part as `hot_lines_of` searches them): a fact about a few names needs only those."""
+    return statements_on(tree.body, hot_lines_of(text, lines, parts))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from migrator.analysis.ast_lines import logical_groups
+from migrator.analysis.ast_lines import blocks, logical_groups
 
 # The start of every stand-in's comment: a region whose text holds it is not stood in.
 MARK = "__migrate_cold_"
@@ -39,8 +39,6 @@ _LINE_END = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?")
 _COMMENT = re.compile(r"([ \t]*)#")
 _BLANK = re.compile(r"[ \t]*(?:\r\n|\r|\n)?")
 
-# `try` and, from Python 3.11, `try`/`except*`.
-_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # What a stand-in's names cannot say (see `scope_bindings`); `type X = ...` from 3.12.
 _UNSURE: tuple[type[ast.AST], ...] = (
@@ -126,23 +124,12 @@ def _collect(
 
 
 def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """The statement lists of a compound statement's blocks; none of an `if`: whether an
-    `if` chain is code the device rules leave alone is read off its bodies
-    (`migrator.analysis.device_regions`: a `raise`, CUDA-only work)."""
-    if isinstance(statement, (*_DEFINITIONS, ast.With, ast.AsyncWith)):
-        yield statement.body
-    elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
-        yield statement.body
-        if statement.orelse:
-            yield statement.orelse
-    elif isinstance(statement, _TRY):
-        yield statement.body  # type: ignore[attr-defined]
-        for handler in statement.handlers:  # type: ignore[attr-defined]
-            yield handler.body
-        if statement.orelse:  # type: ignore[attr-defined]
-            yield statement.orelse  # type: ignore[attr-defined]
-        if statement.finalbody:  # type: ignore[attr-defined]
-            yield statement.finalbody  # type: ignore[attr-defined]
+    """The statement lists of a compound statement's blocks (`ast_lines.blocks`); none of
+    an `if`, whose chain's bodies tell whether it is code the device rules leave alone
+    (`migrator.analysis.device_regions`: a `raise`, CUDA-only work), nor of a `match`."""
+    if isinstance(statement, (ast.If, ast.Match)):
+        return iter(())
+    return blocks(statement)
 
 
 def _may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequence[str]) -> bool:

@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from migrator.analysis import cst_walk
-from migrator.analysis.ast_lines import hot_lines, statements_on, walk
+from migrator.analysis.ast_lines import statements_spelling, walk
 from migrator.analysis.bindings import AVAILABILITY
 from migrator.analysis.cst_helpers import dotted_name, is_availability_test
 from migrator.contract.rule import Example, PythonRule, RuleContext
@@ -113,7 +113,7 @@ class UsesGate:
 
 
 # An availability test's name (`AVAILABILITY`) as a word: the lines that may assign one.
-_AVAILABILITY_WORDS = re.compile(r"\bis_\w*available\b|\bTYPE_CHECKING\b")
+_AVAILABILITY_WORDS = (r"\bis_\w*available\b", r"\bTYPE_CHECKING\b")
 
 
 def availability_flags(tree: ast.Module, text: str) -> frozenset[str]:
@@ -128,10 +128,8 @@ def availability_flags(tree: ast.Module, text: str) -> frozenset[str]:
     files that hold one say `if TYPE_CHECKING:` once). The name is read as the text
     spells it, as LibCST keeps it (the stdlib parser folds a name written in fullwidth
     letters to its ASCII form; LibCST and this do not)."""
-    hot = hot_lines(text, split_lines(text), _AVAILABILITY_WORDS)
-    if not hot:
-        return frozenset()
-    nodes = (node for statement in statements_on(tree.body, hot) for node in walk(statement))
+    statements = statements_spelling(tree, text, split_lines(text), _AVAILABILITY_WORDS)
+    nodes = (node for statement in statements for node in walk(statement))
     return frozenset(
         target.id
         for node in nodes

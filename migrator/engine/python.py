@@ -728,6 +728,17 @@ class _Run:
         # The code of the tree the last `transform` returned, where it was known.
         self.code: str | None = None
 
+    def mark(self) -> tuple[int, int, int]:
+        """Where the findings, edits and import requests stand, for `undo`."""
+        return len(self.findings), self.edits, len(self.imports)
+
+    def undo(self, mark: tuple[int, int, int]) -> None:
+        """Forget what the passes since `mark` reported, where their tree gives way to
+        another (a stand-in was rewritten: the text is parsed as it is instead)."""
+        found, edits, imports = mark
+        del self.findings[found:], self.imports[imports:]
+        self.edits = edits
+
     def transform(
         self,
         module: cst.Module,
@@ -1079,15 +1090,14 @@ def _whole(
     parts = _stand_ins(text, rules, run.target, tree) if tables else None
     if parts is not None:
         skeleton, stand_ins = parts
-        found, edits, imports = len(run.findings), run.edits, len(run.imports)
+        mark = run.mark()
         code = _whole_pass(skeleton, rules, run, original, line_map)
         put_back = restored(code, stand_ins)
-        if put_back is not None and not any(r.remove for r in run.imports[imports:]):
+        if put_back is not None and not any(r.remove for r in run.imports[mark[2] :]):
             return put_back
         # A stand-in was changed or an import is to be dropped (which needs every use of
         # its name, tables included): the plain parse decides.
-        del run.findings[found:], run.imports[imports:]
-        run.edits = edits
+        run.undo(mark)
     return _whole_pass(text, rules, run, original, line_map, tree)
 
 
@@ -1442,7 +1452,7 @@ def _by_region(
         if not active:
             return None
         if region.elements and all(rule.trigger.elements for rule in active):
-            done = len(run.findings), run.edits, len(run.imports)
+            mark = run.mark()
             found: list[tuple[Region, list[str]]] = []
             try:
                 for element in region.elements:
@@ -1454,8 +1464,7 @@ def _by_region(
                 return None
             except _StandIn:
                 # A pass rewrote an element's stand-in: the statement goes whole.
-                del run.findings[done[0] :], run.imports[done[2] :]
-                run.edits = done[1]
+                run.undo(mark)
         return whole(region, prepared)
 
     def whole(region: Region, prepared: _RegionWork) -> list[str] | None:
@@ -1470,13 +1479,12 @@ def _by_region(
         hot = {} if region.trailer else _hot(region, active, patterns, body, lines, code, start)
         skeleton = _skeleton(region, body, active, hot, lines)
         if skeleton is not None:
-            done = len(run.findings), run.edits, len(run.imports)
+            mark = run.mark()
             try:
                 return walked(region, body, active, hot, skeleton)
             except (_StandIn, SourceError):
                 # A stand-in was rewritten, or the skeleton did not parse as the text did.
-                del run.findings[done[0] :], run.imports[done[2] :]
-                run.edits = done[1]
+                run.undo(mark)
         return walked(region, body, active, hot, None)
 
     def walked(
