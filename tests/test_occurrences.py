@@ -118,6 +118,13 @@ def test_overlapping_and_non_ascii_occurrences() -> None:
     assert not found.has("nccl")
     assert any_between(found.starts("cuda"), 9, 14)
     assert not any_between(found.starts("cuda"), 14, 20)
+    # Offsets count characters, not UTF-8 bytes, past characters of two, three and four
+    # bytes; a literal overlapping itself is found at each start, in order.
+    text = "ü日\U0001f600cuda 😀 aaaa"
+    found = Finder(["cuda", "😀", "aa"]).scan(text)
+    assert list(found.starts("cuda")) == [3] == [text.find("cuda")]
+    assert list(found.starts("😀")) == [2, 8]
+    assert list(found.starts("aa")) == [10, 11, 12]
 
 
 def _region_spans(tree: ast.Module) -> list[tuple[int, int]]:

@@ -6,10 +6,11 @@ one of its regions: every rule's tokens and patterns' literals for the file's pr
 (`ast_lines.hot_lines_of`), each rule's patterns for each region (`engine.python._active`).
 Each `literal in text` scans the text again, and a literal absent from it (the usual case)
 scans all of it: on torch's source, 60 rules' 254 tokens were 4 CPU s of `in`. A `Finder`
-holds the literals of a rule set in one Aho-Corasick automaton (pyahocorasick, a C
-library), and `Finder.scan` reads a text once and keeps the start of every occurrence of
-every literal, overlapping ones included (`cuda` inside `torch.cuda`). On torch that scan
-takes under a second for all the files.
+holds the literals of a rule set in one Aho-Corasick automaton (ahocorasick_rs, the Rust
+`aho-corasick` crate, which skips ahead between candidate bytes), and `Finder.scan` reads a
+text once and keeps the start of every occurrence of every literal, overlapping ones
+included (`cuda` inside `torch.cuda`). On torch that scan takes 0.3 CPU s for all the
+files (pyahocorasick's, a C automaton stepping through every character: 0.75 s).
 
 `Occurrences.has` and `Occurrences.starts` answer for any literal: one the finder holds from
 the scan, any other from the text itself, so an answer never depends on what the finder
@@ -22,7 +23,7 @@ import bisect
 import functools
 from collections.abc import Iterable, Sequence
 
-import ahocorasick
+import ahocorasick_rs
 
 
 class Finder:
@@ -30,22 +31,28 @@ class Finder:
 
     def __init__(self, literals: Iterable[str]) -> None:
         self.literals = frozenset(literal for literal in literals if literal)
-        self._automaton = ahocorasick.Automaton()
-        for literal in sorted(self.literals):
-            self._automaton.add_word(literal, literal)
-        if self.literals:
-            self._automaton.make_automaton()
+        self._words = sorted(self.literals)
+        self._automaton = (
+            ahocorasick_rs.AhoCorasick(self._words, matchkind=ahocorasick_rs.MatchKind.Standard)
+            if self._words
+            else None
+        )
 
     def scan(self, text: str) -> Occurrences:
-        """Every occurrence in `text` of every literal the finder holds."""
+        """Every occurrence in `text` of every literal the finder holds (the matches come
+        in the order they end, so each literal's starts are in order)."""
         found: dict[str, list[int]] = {}
-        if self.literals:
-            for end, literal in self._automaton.iter(text):
+        if self._automaton is not None:
+            words = self._words
+            for index, start, _end in self._automaton.find_matches_as_indexes(
+                text, overlapping=True
+            ):
+                literal = words[index]
                 starts = found.get(literal)
                 if starts is None:
-                    found[literal] = [end - len(literal) + 1]
+                    found[literal] = [start]
                 else:
-                    starts.append(end - len(literal) + 1)
+                    starts.append(start)
         return Occurrences(text, self.literals, found)
 
 
