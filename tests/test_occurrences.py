@@ -109,6 +109,24 @@ def test_the_scan_finds_every_occurrence_of_every_literal(name: str, text: str) 
     assert list(found.starts("self")) == _find_all(text, "self")
 
 
+def test_the_pre_filters_quick_check_never_turns_away_a_text_the_full_check_admits() -> None:
+    """`Trigger.may_match` (is one of the literals every admitted text holds there?) is
+    False only where `Trigger.matches` is, for every rule and text of the suite, and it
+    turns most rule and text pairs away."""
+    rules = RULES
+    engine = Finder(literal for rule in rules for literal in rule.trigger.literals())
+    admitted = turned_away = 0
+    for name, text in TEXTS:
+        found = engine.scan(text)
+        for rule in rules:
+            if rule.trigger.matches(text, found):
+                admitted += 1
+                assert rule.trigger.may_match(found), (name, rule.code)
+            turned_away += not rule.trigger.may_match(found)
+    assert admitted > 50
+    assert turned_away > len(TEXTS) * len(rules) // 2
+
+
 def test_overlapping_and_non_ascii_occurrences() -> None:
     found = Finder(["cuda", "torch.cuda", "a.c", "é"]).scan("é torch.cudaécuda a.cuda")
     assert list(found.starts("cuda")) == [8, 13, 20]

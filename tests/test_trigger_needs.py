@@ -309,7 +309,16 @@ def test_a_dotted_token_spelt_through_an_import_is_found_with_its_module_named(
     where it spells the module's first name."""
     trigger = Trigger(tokens=("decord.nd.gpu",))
     assert trigger.matches(text) is brought
-    assert trigger.matches(text, finder(trigger.literals()).scan(text)) is brought
+    found = finder(trigger.literals()).scan(text)
+    assert trigger.matches(text, found) is brought
+    # The pre-filter's quick check lets every such text through, whatever the finder
+    # holds: with "decord" held, the imports' names hold it.
+    assert trigger.may_match(found) or not brought
+    wider = finder(frozenset({*trigger.literals(), "decord", "gpu"})).scan(text)
+    assert trigger.may_match(wider) or not brought
+    # A text that spells none of the literals every admitted text holds is turned away.
+    held = frozenset({*trigger.literals(), "decord", "gpu"})
+    assert not trigger.may_match(finder(held).scan("import os\nr = os.sep\n"))
 
 
 def test_module_names_are_read_off_the_import_lines_only() -> None:

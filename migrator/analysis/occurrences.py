@@ -65,13 +65,30 @@ def finder(literals: frozenset[str]) -> Finder:
 class Occurrences:
     """Where literals occur in one text (`Finder.scan`); `text` is that text."""
 
-    __slots__ = ("_found", "_has", "_held", "text")
+    __slots__ = ("_found", "_has", "_held", "_present", "text")
 
     def __init__(self, text: str, held: frozenset[str], found: dict[str, list[int]]) -> None:
         self.text = text
         self._held = held
         self._found = found
         self._has: dict[str, bool] = {}
+        # The held literals that occur (`has_one_of`), made when first asked.
+        self._present: frozenset[str] | None = None
+
+    @property
+    def held(self) -> frozenset[str]:
+        """The literals the finder holds (their every occurrence is known)."""
+        return self._held
+
+    def has_one_of(self, literals: frozenset[str]) -> bool:
+        """Whether one of `literals`, all of them held, occurs in the text."""
+        if self._present is None:
+            self._present = frozenset(
+                literal
+                for literal, starts in self._found.items()
+                if starts and literal in self._held
+            )
+        return not self._present.isdisjoint(literals)
 
     def has(self, literal: str) -> bool:
         """Whether `literal` occurs in the text (one the finder does not hold is looked

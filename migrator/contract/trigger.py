@@ -211,6 +211,14 @@ class Trigger:
             has(need.literal) and need.occurs(text) for need in search.needs
         )
 
+    def may_match(self, found: Occurrences) -> bool:
+        """False where `matches(found.text, found)` is sure to be False: none of the
+        literals one of which every text it admits holds (`_Search.keys`) occurs. A file
+        pre-filter asks this of every rule, and most answers are no (on torch's source,
+        125,000 of 128,000), which the full check gave at 7 microseconds each."""
+        keys = self._search.keys(found.held)
+        return keys is None or found.has_one_of(keys)
+
     def _brought(self, text: str, has: Callable[[str], bool], scanned: Occurrences | None) -> bool:
         """Whether a token, a pattern or a token's from-import alias occurs in `text`
         (`scanned`: where the literals occur in it, when the caller has that)."""
@@ -292,7 +300,8 @@ class _Search:
     it)."""
 
     __slots__ = (
-        "_alternation", "from_imports", "needed", "needed_set", "needs", "patterns", "tails",
+        "_alternation", "_keys", "from_imports", "needed", "needed_set", "needs", "patterns",
+        "tails",
     )  # fmt: skip
 
     def __init__(
@@ -308,6 +317,26 @@ class _Search:
         self.from_imports = _from_imports(tokens)
         self.tails = _dotted_tails(tokens)
         self._alternation: re.Pattern[str] | None = None
+        self._keys: dict[frozenset[str], frozenset[str] | None] = {}
+
+    def keys(self, held: frozenset[str]) -> frozenset[str] | None:
+        """Literals of `held` (a finder's) one of which occurs in every text `matches`
+        admits, or None where one way to match needs none of them: each token holds a
+        `needed` one, each pattern its literal, and a from-import (`_imports_name`) or an
+        alias (`_spelt_through_alias`) is read only where its names occur, each of which
+        holds the longest of `held` inside it, if any."""
+        if held not in self._keys:
+            self._keys[held] = self._keys_of(held)
+        return self._keys[held]
+
+    def _keys_of(self, held: frozenset[str]) -> frozenset[str] | None:
+        keys = set(self.needed)
+        keys.update(pattern.literal for pattern in self.patterns)
+        for name, module in self.from_imports:
+            keys.add(_inside(name, held) or _inside(module, held))
+        for prefix, _rest, first in self.tails:
+            keys.add(_inside(first, held) or _inside(prefix.split(".", 1)[0], held))
+        return frozenset(keys) if keys <= held else None
 
     def holds_token(self, text: str) -> bool:
         if len(self.needed) < _MANY_TOKENS:
@@ -315,6 +344,11 @@ class _Search:
         if self._alternation is None:
             self._alternation = re.compile(any_of(self.needed))
         return self._alternation.search(text) is not None
+
+
+def _inside(name: str, held: frozenset[str]) -> str:
+    """The longest of `held` that `name` holds ("" where none does)."""
+    return max((literal for literal in held if literal in name), key=len, default="")
 
 
 # A tree of words by their characters: "" marks a word that ends there.

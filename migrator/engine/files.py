@@ -186,7 +186,13 @@ class _Prepared:
                 entry
                 for entry in entries
                 if entry.trigger.admits(rel)
-                and (entry.trigger.matches(text, occurrences) or entry.trigger.forced(view))
+                and (
+                    (
+                        entry.trigger.may_match(occurrences)
+                        and entry.trigger.matches(text, occurrences)
+                    )
+                    or entry.trigger.forced(view)
+                )
             ]
             if not entries:
                 return _result(rel, data, decoded.encode(text), Outcome(text))
