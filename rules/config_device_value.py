@@ -12,7 +12,7 @@ from migrator.contract.rule import Example, TextRule
 from migrator.contract.trigger import FileView, Trigger, Unit
 from migrator.core.model import Finding, Safety, TextEdit
 from migrator.core.project import DEVICE_KEY
-from migrator.formats.json_spans import JSONSpanError, line_col, spans
+from migrator.formats.json_spans import JSONSpanError, LineIndex, spans
 from migrator.formats.sources import split_lines
 
 if sys.version_info >= (3, 11):
@@ -137,9 +137,18 @@ def _json_values(text: str) -> Iterator[tuple[int, int, str, str]]:
         found = spans(text)
     except (JSONSpanError, ValueError, RecursionError):
         return
+    # Only the keys `check` reads, each placed through one index of the lines: a large JSON
+    # file (a dataset's annotations) holds a million strings, and counting the lines before
+    # each took minutes on a 5 MB file.
+    lines = LineIndex(text)
     for key, span in found.items():
-        if key and isinstance(key[-1], str) and isinstance(span.value, str):
-            line, col = line_col(text, span.start)
+        if (
+            key
+            and isinstance(key[-1], str)
+            and (key[-1] == "accelerator" or DEVICE_KEY.match(key[-1]) is not None)
+            and isinstance(span.value, str)
+        ):
+            line, col = lines.line_col(span.start)
             yield line - 1, col - 1, key[-1], span.value
 
 

@@ -78,3 +78,38 @@ def test_comparisons_of_keys_no_config_holds_accept_both(tmp_path: Path) -> None
     code = (root / "pkg/runner.py").read_text()
     assert 'if config["device"] in ("cuda", "npu"):' in code
     assert (root / "configs/run.yaml").read_text() == "run:\n  backend: cuda\n"
+
+
+def test_a_large_json_files_device_values_are_placed_exactly(tmp_path: Path) -> None:
+    """A dataset's annotations beside the configs: 30,000 records, device keys among them.
+    Each value is placed through one index of the file's lines (counting the lines before
+    each of its strings took minutes on such a file), at the line and column a count
+    gives."""
+    import json
+
+    from migrator.formats.json_spans import LineIndex, line_col
+
+    records = [{"file": f"img_{i}.jpg", "caption": "a cat", "id": str(i)} for i in range(30_000)]
+    for at in (0, 12_345, 29_999):
+        records[at]["map_location"] = "cuda:1"
+    text = json.dumps({"device": "cuda", "images": records}, indent=1) + "\n"
+    index = LineIndex(text)
+    for offset in (0, 1, len(text) // 3, text.rfind("\n"), len(text) - 1, len(text)):
+        assert index.line_col(offset) == line_col(text, offset)
+    root = _project(tmp_path / "p", {"data/ann.json": text})
+    result = invoke(str(root), "--allow-no-vcs", "--dry-run", "--select", "NPU120")
+    assert result.exit_code == 1, result.output  # a dry run that would change files
+    expected = []
+    for value in ('"device": "cuda"', '"map_location": "cuda:1"'):
+        at = text.find(value)
+        while at >= 0:
+            start = at + value.index(": ") + 3
+            line, column = line_col(text, start)
+            expected.append(f"{line}:{column}")
+            at = text.find(value, at + 1)
+    placed = [
+        line.split("ann.json:", 1)[1].split(": NPU120")[0]
+        for line in result.output.splitlines()
+        if ": NPU120" in line
+    ]
+    assert sorted(placed) == sorted(expected) and len(placed) == 4

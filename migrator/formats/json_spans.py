@@ -7,12 +7,15 @@ one value keeps every other byte (indentation, key order, number spellings such 
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = " \t\n\r"
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,19 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+class LineIndex:
+    """`line_col` for many offsets of one text: each costs a search of where the text's
+    lines start (made once) instead of a count of the lines before it, which over a large
+    file's values is quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
 
 
 def _skip(text: str, index: int) -> int:
