@@ -210,3 +210,31 @@ def test_fast_and_full_paths_agree(tmp_path: Path) -> None:
     assert invoke(str(tmp_path / "full"), "--allow-no-vcs", "--full-parse").exit_code == 0
     assert fast.read_bytes() == full.read_bytes()
     assert b'ac(\\"npu\\")' in fast.read_bytes()
+
+
+def test_chained_cells_carry_the_imports_their_names_give() -> None:
+    """`chain` carries the imports on from cell to cell (not read again from every name the
+    cells bound, a cost in the square of the cells): they are what the chained names give,
+    a later cell's rebinding included, and the aliases found through them are the same."""
+    import ast
+
+    from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
+    from migrator.engine.python import alias_tokens
+    from rules.autocast_device import AutocastDevice
+
+    cells = [
+        "import torch\nfrom torch import autocast as ac\nx = 1\n",
+        "import numpy as np\ny = torch.zeros(1)\n",
+        "ac = None\nimport torch.cuda as tc\n",  # rebinds an import's name with a value
+        "np = 3\nfrom torch import autocast as ac2\n",
+        "def f():\n    pass\nimport os\n",
+    ]
+    inherited = EMPTY
+    for cell in cells:
+        inherited = chain(inherited, module_bindings(ast.parse(cell)))
+        fresh = ModuleBindings(inherited.names, inherited.star_imports)
+        assert dict(inherited.imports) == dict(fresh.imports)
+        assert alias_tokens(AutocastDevice, inherited) == alias_tokens(AutocastDevice, fresh)
+    assert dict(inherited.imports)["ac"] == ("torch.autocast",)
+    assert "x" not in dict(inherited.imports) and "f" not in dict(inherited.imports)
+    assert r"\bac2\b" in alias_tokens(AutocastDevice, inherited)

@@ -11,6 +11,7 @@ optional-import idioms): in an `except` handler of a `try` that imports the name
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -47,6 +48,17 @@ class ModuleBindings:
 
     def is_bound(self, name: str) -> bool:
         return name in self.names
+
+    @functools.cached_property
+    def imports(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each name an import binds, with the dotted names bound to it (the names that
+        bind nothing dotted left out: a notebook's later cells inherit thousands)."""
+        found = []
+        for name, values in self.names.items():
+            dotted = tuple(value for value in values if value)
+            if dotted:
+                found.append((name, dotted))
+        return tuple(found)
 
 
 EMPTY = ModuleBindings(MappingProxyType({}))
@@ -200,8 +212,20 @@ def chain(earlier: ModuleBindings, later: ModuleBindings) -> ModuleBindings:
     """
     if not earlier.names:
         return later
-    names = {name: tuple(values) for name, values in earlier.names.items()}
+    # A notebook's cells each chain all the names the cells before them bound: the copy is
+    # one dict's, and the imports are carried on from the earlier ones, not read again
+    # from every name (both were a cost in the square of the cells).
+    names = dict(earlier.names)
+    imports = dict(earlier.imports)
     for name, values in later.names.items():
-        names[name] = names.get(name, ()) + tuple(values)
+        bound = names[name] = (*names.get(name, ()), *values)
+        dotted = tuple(value for value in bound if value)
+        if dotted:
+            imports[name] = dotted
+        else:
+            imports.pop(name, None)
     stars = earlier.star_imports + later.star_imports
-    return ModuleBindings(MappingProxyType(names), stars)
+    chained = ModuleBindings(MappingProxyType(names), stars)
+    # What `imports` gives of these names (`functools.cached_property` keeps it there).
+    vars(chained)["imports"] = tuple(imports.items())
+    return chained

@@ -493,11 +493,19 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     "autocast". A dotted token follows an alias of its head: with `import torch as th`,
     the token "torch.cuda" also matches `th.cuda`.
     """
+    return _alias_tokens(rule, bindings.imports) if bindings.names else ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _alias_tokens(
+    rule: type[PythonRule], imports: tuple[tuple[str, tuple[str, ...]], ...]
+) -> tuple[str, ...]:
+    """`alias_tokens` of a file's imports (`ModuleBindings.imports`): the same few recur in
+    every file of a project, and a notebook's cells each ask again with every name the
+    cells before them bound."""
     parts: set[str] = set()
-    for name, values in bindings.names.items():
+    for name, values in imports:
         for value in values:
-            if not value:
-                continue
             whole, rests = _through(rule, value)
             if whole:
                 parts.add(rf"\b{re.escape(name)}\b")
