@@ -100,7 +100,11 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
                 )
             elif isinstance(node, ast.Call):
                 func = node.func
-                if isinstance(func, ast.Attribute) and _WORK_WORDS.fullmatch(func.attr):
+                if (
+                    isinstance(func, ast.Attribute)
+                    and _WORK_WORDS.fullmatch(func.attr)
+                    and _may_work(func, text)
+                ):
                     return True
                 if isinstance(func, ast.Name):
                     called.add(func.id)
@@ -113,6 +117,31 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
         for statement in statements_spelling(tree, text, lines, _words(sorted(imported)))
         for node in _outside_bodies(statement)
     )
+
+
+# What a working method call needs besides its name for `visit_Call` to count it: the
+# module whose function it must resolve to (spelt in the import that binds it), or what
+# its receiver's last name must hold (`_TRAINER_RECEIVER`; "optim" for `.step()`).
+_WORK_MODULES = {"initialize": "deepspeed", "init_process_group": "distributed"}
+_WORK_RECEIVERS = {
+    "step": re.compile("optim"),
+    **{method: _TRAINER_RECEIVER for method in _TRAINING_METHODS},
+}
+
+
+def _may_work(func: ast.Attribute, text: str) -> bool:
+    """Whether `visit_Call` may count a call of this method as the training's work:
+    `_rocm_init.initialize()` in torch's `__init__` is no `deepspeed.initialize`, and
+    `model.train()` no trainer's."""
+    module = _WORK_MODULES.get(func.attr)
+    if module is not None:
+        return module in text
+    receiver = _WORK_RECEIVERS.get(func.attr)
+    if receiver is None:
+        return True
+    value = func.value
+    last = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+    return isinstance(last, str) and receiver.search(last.lower()) is not None
 
 
 def _words(words: Sequence[str]) -> list[str]:

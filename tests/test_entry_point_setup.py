@@ -157,9 +157,22 @@ LIBRARY = (
             "from torch.autograd import backward as bw\n\nbw(loss)\n", True, id="aliased_call"
         ),
         pytest.param(
-            "import torch\n\n\n@register(lambda: opt.step())\ndef f():\n    pass\n",
+            "import torch\n\n\n@register(lambda: optimizer.step())\ndef f():\n    pass\n",
             True,
             id="decorator_runs_at_import",
+        ),
+        # A method named as a working call, on what cannot be the work's receiver or
+        # module: torch's own __init__ calls `_rocm_init.initialize()` at import.
+        pytest.param("from . import _rocm_init\n_rocm_init.initialize()\n", False, id="init"),
+        pytest.param("import deepspeed\nengine = deepspeed.initialize(m)\n", True, id="ds"),
+        pytest.param("import torch\nmodel.train()\nsched.step()\n", False, id="mode"),
+        pytest.param("import torch\ntrainer.fit(m)\n", True, id="trainer_fit"),
+        pytest.param("import torch\nself.Optim.step()\n", True, id="optim_step"),
+        pytest.param("import torch\nx = dist.init_process_group('nccl')\n", False, id="ipg"),
+        pytest.param(
+            "import torch.distributed as dist\ndist.init_process_group('nccl')\n",
+            True,
+            id="dist_ipg",
         ),
     ],
 )
