@@ -347,8 +347,16 @@ class _Search:
 
 
 def _inside(name: str, held: frozenset[str]) -> str:
-    """The longest of `held` that `name` holds ("" where none does)."""
-    return max((literal for literal in held if literal in name), key=len, default="")
+    """The longest of `held` that `name` holds, the first of them ("" where none does):
+    each of the name's few slices is looked up, not each of the hundreds held (a run
+    makes these once per rule, and every run makes them, a one-file run too)."""
+    best = ""
+    for start in range(len(name) - len(best)):
+        for end in range(len(name), start + len(best), -1):
+            if name[start:end] in held:
+                best = name[start:end]
+                break
+    return best
 
 
 # A tree of words by their characters: "" marks a word that ends there.
