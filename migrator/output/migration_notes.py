@@ -302,8 +302,13 @@ def _launches(root: Path, entries: Sequence[Entry], unlaunched: Sequence[str]) -
         "| launch line | runs | command | on the NPU |",
         "|---|---|---|---|",
     ]
+    # Each source's lines are read once: a README or script with thousands of launch lines
+    # was read and split again for each of them.
+    sources: dict[str, list[str]] = {}
     for (source, line), entry in seen.items():
-        command = _line_text(root, source, line)
+        if source not in sources:
+            sources[source] = _source_lines(root, source)
+        command = _line_text(sources[source], line)
         shown = f"`{_escape(command)}`" if command else f"`{entry.how}` {entry.path}"
         how = _how_to_launch(entry.how)
         lines.append(f"| `{source}:{line}` | `{entry.path}` | {shown} | {how} |")
@@ -316,13 +321,17 @@ def _launches(root: Path, entries: Sequence[Entry], unlaunched: Sequence[str]) -
     return [*lines, ""]
 
 
-def _line_text(root: Path, rel: str, line: int, limit: int = 100) -> str:
-    """The launch command at `line`, its backslash-continued lines joined, shortened."""
+def _source_lines(root: Path, rel: str) -> list[str]:
+    """The lines of a file that holds launch lines (none where it cannot be read)."""
     try:
-        text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        return split_lines((root / rel).read_text(encoding="utf-8", errors="replace"))
     except OSError:
-        return ""
-    found = split_lines(text)
+        return []
+
+
+def _line_text(found: Sequence[str], line: int, limit: int = 100) -> str:
+    """The launch command at `line` of `found` (a file's lines), its backslash-continued
+    lines joined, shortened."""
     parts: list[str] = []
     index = line - 1
     while 0 <= index < len(found):
