@@ -46,3 +46,60 @@ def test_a_suppressed_finding_edits_nothing_and_is_recorded_as_suppressed() -> N
     warning = Finding.warning("f.sh", 2, 1, "TST100", "beta is odd")
     assert apply_fixes(text, [_edit(1, TextEdit(0, 5, "ALPHA")), warning], ctx) == text
     assert {(f.kind, f.line) for f in ctx.findings} == {(Kind.SUPPRESSED, 1), (Kind.WARNING, 2)}
+
+
+def _edits(finding: Finding) -> tuple[TextEdit, ...]:
+    assert finding.fix is not None
+    return tuple(finding.fix.edits)
+
+
+def _first(finding: Finding) -> tuple[int, int]:
+    return min((edit.start, edit.end) for edit in _edits(finding))
+
+
+def _one_by_one(text: str, findings: list[Finding]) -> tuple[str, list[bool]]:
+    """What `apply_fixes` did before it searched the taken edits: each edit checked against
+    every one taken, the text copied once per edit, back to front."""
+    taken: list[TextEdit] = []
+    applied = []
+    for finding in sorted(findings, key=_first):
+        edits = _edits(finding)
+        overlaps = any(
+            edit.start < other.end and other.start < edit.end for edit in edits for other in taken
+        )
+        applied.append(not overlaps)
+        if not overlaps:
+            taken.extend(edits)
+    for edit in reversed(sorted(taken, key=lambda edit: (edit.start, edit.end))):
+        text = text[: edit.start] + edit.new_text + text[edit.end :]
+    return text, applied
+
+
+def test_many_edits_give_what_checking_and_copying_one_by_one_gave() -> None:
+    """Thousands of edits (a long launch script's) are checked against the taken ones by a
+    search and joined once: the same text and the same refusals as checking each against
+    all and copying the text per edit, with insertions, touching edits, overlaps, and
+    findings whose own edits overlap."""
+    import random
+
+    generator = random.Random(7)
+    text = "".join(f"line {i} CUDA_VISIBLE_DEVICES=0 python train.py\n" for i in range(300))
+    for case in range(40):
+        findings = []
+        for number in range(generator.randint(1, 60)):
+            edits = []
+            for _ in range(generator.choice((1, 1, 2))):
+                start = generator.randrange(len(text) + 1)
+                end = min(len(text), start + generator.choice((0, 0, 1, 3, 12, 40)))
+                edits.append(TextEdit(start, end, f"<{case}.{number}>"))
+            findings.append(_edit(1, *edits))
+        ctx = RuleContext("f.sh")
+        expected, applied = _one_by_one(text, findings)
+        assert apply_fixes(text, findings, ctx) == expected
+        order = sorted(findings, key=_first)
+        refused = [f.message for f in ctx.findings if f.kind is Kind.WARNING]
+        assert refused == [
+            f"{f.message}: not applied, it overlaps another edit"
+            for f, ok in zip(order, applied, strict=True)
+            if not ok
+        ]

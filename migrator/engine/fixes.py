@@ -9,6 +9,8 @@ text cannot drift apart.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -18,7 +20,7 @@ from migrator.core.model import Finding, Kind, TextEdit
 
 def apply_fixes(text: str, findings: Iterable[Finding], ctx: RuleContext) -> str:
     """`text` with the fixes of the findings no comment suppresses; records them in `ctx`."""
-    taken: list[TextEdit] = []
+    taken = _Taken()
     for finding in sorted(findings, key=_first_edit):
         if _suppressed(finding, ctx):
             continue
@@ -33,7 +35,7 @@ def apply_fixes(text: str, findings: Iterable[Finding], ctx: RuleContext) -> str
             )
         elif finding.fix is not None:
             edits = finding.fix.edits
-            if any(_overlaps(edit, other) for edit in edits for other in taken):
+            if any(taken.overlaps(edit) for edit in edits):
                 finding = replace(
                     finding,
                     kind=Kind.WARNING,
@@ -45,8 +47,53 @@ def apply_fixes(text: str, findings: Iterable[Finding], ctx: RuleContext) -> str
             else:
                 taken.extend(edits)
         ctx.findings.append(finding)
-    # Back to front, so offsets stay true; insertions at one offset keep their order.
-    for edit in reversed(sorted(taken, key=lambda edit: (edit.start, edit.end))):
+    return _applied(text, sorted(taken.edits, key=lambda edit: (edit.start, edit.end)))
+
+
+class _Taken:
+    """The edits taken so far. Each edit a finding brings is checked against them with a
+    search of those sorted by where they start, not one by one (a shell script with
+    thousands of launch lines had each edit checked against all the others): taken edits
+    never overlap, so sorted by (start, end) their ends never fall either, and the last
+    edit that starts before a new one ends is the one that reaches furthest. Where a
+    finding's own edits overlap one another that no longer holds, and each is checked."""
+
+    def __init__(self) -> None:
+        self.edits: list[TextEdit] = []
+        self._sorted: list[tuple[int, int]] = []
+        self._ordered = True
+
+    def overlaps(self, edit: TextEdit) -> bool:
+        if not self._ordered:
+            return any(_overlaps(edit, other) for other in self.edits)
+        index = bisect.bisect_left(self._sorted, (edit.end,))
+        return index > 0 and self._sorted[index - 1][1] > edit.start
+
+    def extend(self, edits: Iterable[TextEdit]) -> None:
+        for edit in edits:
+            self.edits.append(edit)
+            key = (edit.start, edit.end)
+            index = bisect.bisect_right(self._sorted, key)
+            self._sorted.insert(index, key)
+            before = self._sorted[index - 1][1] if index else key[1]
+            after = self._sorted[index + 1][1] if index + 1 < len(self._sorted) else key[1]
+            self._ordered = self._ordered and before <= key[1] <= after
+
+
+def _applied(text: str, edits: list[TextEdit]) -> str:
+    """`text` with `edits` (sorted by where they start and end) applied: back to front, so
+    offsets stay true, and insertions at one offset keep their order. Where no edit
+    reaches into the next, the text between them is joined once instead of the whole text
+    copied for each edit."""
+    if all(first.end <= second.start for first, second in itertools.pairwise(edits)):
+        pieces: list[str] = []
+        at = 0
+        for edit in edits:
+            pieces += (text[at : edit.start], edit.new_text)
+            at = edit.end
+        pieces.append(text[at:])
+        return "".join(pieces)
+    for edit in reversed(edits):
         text = text[: edit.start] + edit.new_text + text[edit.end :]
     return text
 
