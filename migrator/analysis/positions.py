@@ -161,20 +161,41 @@ def statement_positions(
     return state.found
 
 
-def block_indents(path: Sequence[cst.CSTNode], module: cst.Module) -> list[str] | None:
+# id(a module or block) -> (it, the ids of the statements in its body): see `_Members`.
+_Bodies = dict[int, tuple[cst.CSTNode, frozenset[int]]]
+
+
+class _Members:
+    """Whether a statement is in a module's or block's body, each body's ids gathered once:
+    searching the body for each finding cost a function of thousands of statements, each
+    with a finding, a time in the square of their number."""
+
+    def __init__(self) -> None:
+        self._bodies: _Bodies = {}
+
+    def holds(self, body: cst.Module | cst.IndentedBlock, statement: cst.CSTNode) -> bool:
+        found = self._bodies.get(id(body))
+        if found is None or found[0] is not body:
+            found = self._bodies[id(body)] = (body, frozenset(map(id, body.body)))
+        return id(statement) in found[1]
+
+
+def block_indents(
+    path: Sequence[cst.CSTNode], module: cst.Module, members: _Members | None = None
+) -> list[str] | None:
     """The indentation `path[-1]` is generated with, `path` being the statements from one
     of `module`'s own to it, each inside the one before (an `elif` is in its `if`):
     what each block between them adds (`IndentedBlock.indent`, else the module's
-    default). None where a step is not a block's statement (a `match` case's, say)."""
-    if not path or not any(statement is path[0] for statement in module.body):
+    default). None where a step is not a block's statement (a `match` case's, say).
+    `members`: where the bodies are looked up (kept by the caller across calls)."""
+    members = members or _Members()
+    if not path or not members.holds(module, path[0]):
         return None
     indents: list[str] = []
     for outer, inner in itertools.pairwise(path):
         if isinstance(outer, cst.If) and outer.orelse is inner:
             continue
-        block = next(
-            (block for block in _blocks(outer) if any(s is inner for s in block.body)), None
-        )
+        block = next((block for block in _blocks(outer) if members.holds(block, inner)), None)
         if block is None:
             return None
         indents.append(module.default_indent if block.indent is None else block.indent)
@@ -208,6 +229,7 @@ class StatementPositions:
         self._starts = starts
         self._by_statement: dict[int, dict[cst.CSTNode, Span] | None] = {}
         self._whole: Mapping[cst.CSTNode, Span] | None = None
+        self._members = _Members()
 
     def span(self, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Span:
         """`node`'s position; `path`: the statements the walk is in, outermost first."""
@@ -235,7 +257,7 @@ class StatementPositions:
         found = None
         known = self._starts.get(key)
         if known is not None and known[0] is statement:
-            indent = block_indents(path[: index + 1], self._module)
+            indent = block_indents(path[: index + 1], self._module, self._members)
             if indent is not None:
                 found = statement_positions(statement, known[1], indent, self._module)
                 if found.get(first_token(statement), (0,))[0] != known[2]:
