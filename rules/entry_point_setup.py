@@ -136,12 +136,18 @@ def _may_work(func: ast.Attribute, text: str) -> bool:
     module = _WORK_MODULES.get(func.attr)
     if module is not None:
         return module in text
-    receiver = _WORK_RECEIVERS.get(func.attr)
-    if receiver is None:
+    if func.attr not in _WORK_RECEIVERS:
         return True
     value = func.value
     last = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
-    return isinstance(last, str) and receiver.search(last.lower()) is not None
+    return isinstance(last, str) and _receives_work(func.attr, last)
+
+
+def _receives_work(method: str, receiver: str) -> bool:
+    """Whether a call of `method` (one of `_WORK_RECEIVERS`) on a receiver whose last name
+    is `receiver` does the training's work: `optimizer.step()`, `trainer.fit(model)`, not
+    `scheduler.step()` or `model.train()`. `visit_Call` and its gate read the same table."""
+    return _WORK_RECEIVERS[method].search(receiver.lower()) is not None
 
 
 def _words(words: Sequence[str]) -> list[str]:
@@ -489,12 +495,10 @@ class EntryPointSetup(PythonRule):
             signal = f"the module {verb} {name}"
         elif method == "backward":
             signal = "the module calls .backward()"
-        elif method == "step" and receiver and "optim" in receiver.rsplit(".", 1)[-1].lower():
-            signal = f"the module calls {receiver}.step()"
         elif (
-            method in _TRAINING_METHODS
+            method in _WORK_RECEIVERS
             and receiver
-            and _TRAINER_RECEIVER.search(receiver.rsplit(".", 1)[-1].lower())
+            and _receives_work(method, receiver.rsplit(".", 1)[-1])
         ):
             signal = f"the module calls {receiver}.{method}()"
         elif self._in_main and name is not None and _from_training_module(name):
