@@ -598,6 +598,7 @@ class EntryPointSetup(PythonRule):
             "a main block that runs torch on a device but shows no training: "
             "not set up as an entry",
             f"if it runs on the {self.target.name}, name it with --entry to set it up",
+            within=(self._main,),
         )
 
     def _builds(self) -> bool:
@@ -677,6 +678,7 @@ class EntryPointSetup(PythonRule):
                 self._main.test,
                 self._main.test,
                 f"the {_package(target.patcher_module)} patcher is applied first in the main block",
+                within=(self._main,),
             )
         return new_module
 
@@ -699,7 +701,7 @@ class EntryPointSetup(PythonRule):
     def _suppressed(self, anchor: cst.CSTNode) -> bool:
         spans = [self.ctx.span(anchor)]
         if self._main is not None:
-            spans.append(self.ctx.span(self._main.test))
+            spans.append(self.ctx.span(self._main.test, (self._main,)))
         return any(self.ctx.is_suppressed(self.code, first, last) for first, _, last in spans)
 
     def _main_index(self, module: cst.Module) -> int | None:

@@ -726,8 +726,15 @@ class Float64Device(PythonRule):
         else:
             self._names.pop(target, None)
 
-    def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
-        super().warn(node, fill(message, self.target), suggestion)
+    def warn(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        suggestion: str = "",
+        *,
+        within: Sequence[cst.CSTNode] | None = None,
+    ) -> None:
+        super().warn(node, fill(message, self.target), suggestion, within=within)
 
 
 _WHY = "the {DEVICE}'s matmul and several kernels have no float64"

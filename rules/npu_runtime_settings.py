@@ -81,6 +81,7 @@ class NpuRuntimeSettings(EntryPointSetup):
             f"add torch.{self.target.device_type}.config.allow_internal_format = False and "
             f"{runtime}.{self.target.device_type}.set_compile_mode(jit_compile=False) "
             f"after import {runtime}",
+            within=(self._main,) if self._main is not None else None,
         )
         return updated
 

@@ -169,6 +169,28 @@ def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None
 
 
 @pytest.mark.parametrize(("name", "text"), _statement_cases())
+def test_a_module_level_statement_asked_outside_the_walk_needs_no_whole_tree(
+    name: str, text: str
+) -> None:
+    # A whole-module rule reports a module-level statement from leave_Module, where the
+    # walk is in no statement: its position comes from its own code generation.
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
+    whole = code_positions(module)
+    positions = StatementPositions(module, starts)
+    for statement in module.body:
+        assert positions.span(statement, ()) == whole[statement], (name, statement)
+    assert positions._whole is None
+    # Another node with no path still gets the whole tree's.
+    if module.body:
+        inner = next(iter(whole.keys() - set(module.body) - {module}), None)
+        if inner is not None:
+            assert positions.span(inner, ()) == whole[inner]
+            assert positions._whole is not None
+
+
+@pytest.mark.parametrize(("name", "text"), _statement_cases())
 def test_a_statements_first_line_is_its_first_tokens_without_code_generation(
     name: str, text: str
 ) -> None:

@@ -238,6 +238,13 @@ class StatementPositions:
                 found = self._of(path, index)
                 if found is not None and node in found:
                     return found[node]
+            # A module-level statement asked about outside the walk (a whole-module rule
+            # reports it from leave_Module, where the walk is in no statement): its own
+            # code generation, not the module's.
+            if not path and self._members.holds(self._module, node):
+                found = self._of((node,), 0)
+                if found is not None and node in found:
+                    return found[node]
             self._whole = code_positions(self._module)
         return self._whole[node]
 

@@ -364,11 +364,15 @@ class PythonRule(Rule, cst.CSTTransformer):
         message: str,
         *,
         review: bool | None = None,
+        within: Sequence[cst.CSTNode] | None = None,
     ) -> NodeT:
-        """Return `replacement` and record the change, unless a suppression covers it."""
+        """Return `replacement` and record the change, unless a suppression covers it.
+        `within`: the statements around `original`, outermost first, where the walk is not
+        in them (a rule reporting from `leave_Module`): its position then comes from their
+        code generation, not the whole module's."""
         if self.ctx.read_only:
             raise WouldEdit
-        first, col, last = self.ctx.span(original, self._statements)
+        first, col, last = self.ctx.span(original, self._statements if within is None else within)
         if self.ctx.is_suppressed(self.code, first, last):
             return updated
         needs_review = self.safety is Safety.REVIEW if review is None else review
@@ -394,8 +398,16 @@ class PythonRule(Rule, cst.CSTTransformer):
         keep = cst.Pass()
         return self.edit(original, keep, cst.Pass(), message, review=review) is not keep
 
-    def warn(self, node: cst.CSTNode, message: str, suggestion: str = "") -> None:
-        first, col, last = self.ctx.span(node, self._statements)
+    def warn(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        suggestion: str = "",
+        *,
+        within: Sequence[cst.CSTNode] | None = None,
+    ) -> None:
+        """Report `node` (`within`: as for `edit`)."""
+        first, col, last = self.ctx.span(node, self._statements if within is None else within)
         if self.ctx.is_suppressed(self.code, first, last):
             return
         self.ctx.findings.append(
