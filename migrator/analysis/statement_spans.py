@@ -153,6 +153,30 @@ _DATA = (
 )  # fmt: skip
 
 
+# The last text `_stdlib_module` parsed, and its tree (None where it did not parse).
+_LAST_PARSE: tuple[str, ast.Module | None] | None = None
+
+
+def _stdlib_module(code: str) -> ast.Module | None:
+    """`ast.parse(code)`, or None where it does not parse. The last text's tree is kept:
+    a whole-module pass asks for the same text's statements up to three times (NPU090's
+    and NPU030's `data_statements`, then the statements' starts for a finding's
+    position), and on torch's source those parses were 1% of a run. Its callers only
+    read the tree."""
+    global _LAST_PARSE
+    last = _LAST_PARSE
+    if last is not None and (last[0] is code or last[0] == code):
+        return last[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree: ast.Module | None = ast.parse(code)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            tree = None
+    _LAST_PARSE = (code, tree)
+    return tree
+
+
 def data_statements(
     module: cst.Module, code: str, lines: Sequence[str], words: Sequence[str]
 ) -> set[int]:
@@ -165,12 +189,9 @@ def data_statements(
     The module's statements are read off a stdlib parse of `code`, paired with LibCST's as
     `region_spans` pairs them; where the code does not parse or the two do not pair,
     none is returned."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            tree = ast.parse(code)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return set()
+    tree = _stdlib_module(code)
+    if tree is None:
+        return set()
     groups = logical_groups(tree.body, lines)
     if len(groups) != len(module.body):
         return set()
@@ -201,12 +222,10 @@ def inner_statements(code: str, depth: int, offset: int = 0) -> tuple[ast.stmt, 
     """The stdlib statements of `code` inside `depth` stand-in classes (a region's parse:
     the `class <name>:` lines around a method, then its text), numbered as the file's lines
     (`offset`: the file line before `code`'s first); None where it does not parse so."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            statements: list[ast.stmt] = ast.parse("\n" * offset + code).body
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            return None
+    tree = _stdlib_module("\n" * offset + code)
+    if tree is None:
+        return None
+    statements: list[ast.stmt] = tree.body
     for _ in range(depth):
         if len(statements) != 1 or not isinstance(statements[0], ast.ClassDef):
             return None

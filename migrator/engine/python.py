@@ -998,8 +998,11 @@ def migrate_python(
         changes: list[tuple[int, int, list[str]]] = []
         new_text = _by_region(text, tree, early, run, view, changes, found) if early else text
         line_map = _region_line_map(text, new_text, changes) if changes else None
-        # The stand-ins are read off the stdlib tree: the file's own while no region changed.
-        tables = tree if not changes else True
+        # The stand-ins are read off the stdlib tree: the file's own while no region
+        # changed; after changes, its tables moved by them where that is sure.
+        tables: bool | ast.Module | _Moved = tree
+        if changes:
+            tables = _Moved(tree, split_lines(text), changes)
         new_text = _whole(new_text, late, run, original=text, tables=tables, line_map=line_map)
     outcome.text = new_text
     outcome.findings = settled([*outcome.findings, *run.findings])
@@ -1083,19 +1086,21 @@ def _whole(
     rules: Sequence[type[PythonRule]],
     run: _Run,
     original: str | None = None,
-    tables: bool | ast.Module = False,
+    tables: bool | ast.Module | _Moved = False,
     line_map: list[int] | None = None,
 ) -> str:
     """`rules` over the whole module; `original`: the file's text before earlier passes
     (by region) made `text`, whose lines the findings report (`line_map`: the original
     line of each of `text`'s, when the caller knows them). With `tables` (the fast
-    path; or the stdlib tree of `text`, when the caller has it), a large module whose rules
+    path; or the stdlib tree of `text`, when the caller has it; or `_Moved`, the tree
+    of `original` and the regions' changes that made `text`), a large module whose rules
     all skip plain data (`Trigger.skips_data`) is parsed with a stand-in for each large
     table (`_stand_ins`), put back afterwards."""
     if original is not None and line_map is None and original.count("\n") != text.count("\n"):
         line_map = remap_lines(original, text, None)
     tree = tables if isinstance(tables, ast.Module) else None
-    parts = _stand_ins(text, rules, run.target, tree) if tables else None
+    moved = tables if isinstance(tables, _Moved) else None
+    parts = _stand_ins(text, rules, run.target, tree, moved) if tables else None
     if parts is not None:
         skeleton, stand_ins = parts
         mark = run.mark()
@@ -1143,27 +1148,101 @@ _LARGE_TABLE = 4_096
 _STAND_IN = "__migrate_table_{}__"
 
 
+class _Moved(NamedTuple):
+    """The stdlib tree of a file and its lines, and the changes (first, last, new lines;
+    in order) the per-region passes made to them."""
+
+    tree: ast.Module
+    lines: list[str]
+    changes: list[tuple[int, int, list[str]]]
+
+
+def _moved_tables(moved: _Moved, words: Sequence[str]) -> list[tuple[int, int]] | None:
+    """`data_assignments` of the changed text, read off the original's tree: its tables,
+    moved by the lines the changes before each added. None (the changed text is then
+    parsed) where a change may have made or unmade a table: it lies in a top-level
+    assignment as long as a table, its new lines parsed alone hold one (a change that
+    is not a class member's and is that long), or its old or new last line ends in a
+    backslash (which glues the next statement to it, `logical_groups`).
+
+    The top-level statements outside the changes keep their lines; a class whose member
+    changed stays a class (the engine refuses an edit of a region's class line)."""
+    tree, lines, changes = moved
+    groups = logical_groups(tree.body, lines)
+    starts = [group[0] for group in groups]
+    for first, last, new in changes:
+        if any(
+            part and part[-1].rstrip("\r\n").endswith("\\")
+            for part in (lines[first - 1 : last], new)
+        ):
+            return None
+        index = max(bisect.bisect_right(starts, first) - 1, 0)
+        inside_class = False
+        while index < len(groups) and groups[index][0] <= last:
+            start, end, members = groups[index]
+            if end >= first:
+                kind = members[0]
+                if isinstance(kind, (ast.Assign, ast.AnnAssign)) and (
+                    sum(len(line) for line in lines[start - 1 : end]) >= _LARGE_TABLE
+                ):
+                    return None
+                # A member of a class: the class stays one (its line is not the region's).
+                inside_class = isinstance(kind, ast.ClassDef) and start < first and last <= end
+            index += 1
+        if not inside_class and sum(map(len, new)) >= _LARGE_TABLE and _holds_table(new, words):
+            return None
+    found = []
+    shift = 0
+    pending = iter(changes)
+    change = next(pending, None)
+    for first, last in data_assignments(tree, lines, words, _LARGE_TABLE):
+        while change is not None and change[1] < first:
+            shift += len(change[2]) - (change[1] - change[0] + 1)
+            change = next(pending, None)
+        found.append((first + shift, last + shift))
+    return found
+
+
+def _holds_table(lines: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether the module-level statements on `lines` hold a large table (or do not parse
+    alone)."""
+    try:
+        tree = parse_ast("".join(lines))
+    except SourceError:
+        return True
+    return bool(data_assignments(tree, lines, words, _LARGE_TABLE))
+
+
 def _stand_ins(
-    text: str, rules: Sequence[type[PythonRule]], target: Target, tree: ast.Module | None
+    text: str,
+    rules: Sequence[type[PythonRule]],
+    target: Target,
+    tree: ast.Module | None,
+    moved: _Moved | None = None,
 ) -> tuple[str, list[tuple[str, str]]] | None:
     """A skeleton of a large module for rules that skip plain data: each top-level
     assignment of a large table (`statement_spans.data_assignments`; a string naming the
     source or target device keeps it) becomes `__migrate_table_<n>__ = (...)` over the
     same lines (a comment on each), so positions stay; with (stand-in, the lines it
-    replaced) for each (`tree`: the stdlib parse of `text`, if the caller has one). None
-    where there is none, or a rule reads tables."""
+    replaced) for each (`tree`: the stdlib parse of `text`, if the caller has one;
+    `moved`: the original's, and the changes that made `text`). None where there is
+    none, or a rule reads tables."""
     if len(text) < _LARGE_MODULE or not all(rule.trigger.skips_data for rule in rules):
         return None
     if _STAND_IN.format("").rstrip("_") in text:
         return None
     lines = split_lines(text)
-    if tree is None:
-        try:
-            tree = parse_ast(text)
-        except SourceError:
-            return None
     words = (target.source_device_type, target.device_type)
-    spans = data_assignments(tree, lines, words, _LARGE_TABLE)
+    spans = None
+    if tree is None and moved is not None:
+        spans = _moved_tables(moved, words)
+    if spans is None:
+        if tree is None:
+            try:
+                tree = parse_ast(text)
+            except SourceError:
+                return None
+        spans = data_assignments(tree, lines, words, _LARGE_TABLE)
     if not spans:
         return None
     stand_ins: list[tuple[str, str]] = []
