@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -155,11 +156,9 @@ def logical_groups(
 
 
 def _line_starts(lines: Sequence[str]) -> list[int]:
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line)
+    """Where each of `lines` starts in their text."""
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    starts.pop()
     return starts
 
 
