@@ -584,3 +584,30 @@ def test_a_chain_that_spells_the_device_capitalised_is_reported_on_both_paths() 
     fast = migrate_python(CAPITALISED, "pick.py", RULES, NPU, RuleOptions(), full=False)
     assert ("NPU077", 7) in [(w.code, w.line) for w in full.warnings]
     assert (fast.text, fast.warnings) == (full.text, full.warnings)
+
+
+def _through_by_definition(rule: type[PythonRule], value: str) -> tuple[bool, tuple[str, ...]]:
+    """What `_through` means: a token inside `value`, and the rest of each dotted token
+    after a head that is `value`, read token by token."""
+    rests = []
+    for token in rule.trigger.tokens:
+        parts = token.split(".")
+        rests += [".".join(parts[i:]) for i in range(1, len(parts)) if ".".join(parts[:i]) == value]
+    return any(token in value for token in rule.trigger.tokens), tuple(rests)
+
+
+def test_an_imports_name_is_read_against_every_rules_tokens_as_defined() -> None:
+    from migrator.engine.python import _MANY_TOKENS, _through
+
+    rules = RULES
+    # Both ways of finding a token in a name are taken.
+    assert {len(rule.trigger.tokens) > _MANY_TOKENS for rule in rules} == {True, False}
+    values = {"", "x", "torch", "numpy", "torch.nn.functional", "apex.amp", "triton.language"}
+    for rule in rules:
+        for token in rule.trigger.tokens:
+            parts = token.split(".")
+            values.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+            values.add(f"pkg.{token}.sub")
+    for rule in rules:
+        for value in sorted(values):
+            assert _through(rule, value) == _through_by_definition(rule, value), (rule.code, value)

@@ -514,23 +514,41 @@ def _alias_tokens(
     return tuple(sorted(parts))
 
 
-@functools.lru_cache(maxsize=8192)
 def _through(rule: type[PythonRule], value: str) -> tuple[bool, tuple[str, ...]]:
     """For a name an import binds to `value` (a dotted name): whether one of the rule's
     tokens is part of `value` (the name then stands for it), and the rest of each dotted
-    token whose head is `value` ("cuda.amp" of "torch.cuda.amp" for `torch`). The same
-    few imports recur in every file of a project; a words rule has hundreds of tokens
-    (kept by rule, not by its tokens: a key that held them hashed them all each call)."""
+    token whose head is `value` ("cuda.amp" of "torch.cuda.amp" for `torch`)."""
+    holds, rests = _token_index(rule)
+    return holds(value), rests.get(value, ())
+
+
+# A rule with more tokens than this finds them in an import's name with an automaton.
+_MANY_TOKENS = 16
+
+
+@functools.cache
+def _token_index(
+    rule: type[PythonRule],
+) -> tuple[Callable[[str], bool], dict[str, tuple[str, ...]]]:
+    """What `_through` reads of a rule's tokens, made once per rule: whether a text holds
+    one of them, and the rests of the dotted ones by each head they have. The imports of
+    torch's source name some 60,000 (rule, module) pairs, and each was checked against
+    every token (a words rule has hundreds) through a cache that did not hold them."""
     tokens = rule.trigger.tokens
-    rests: list[str] = []
+    rests: dict[str, list[str]] = {}
     for token in tokens:
         head, dot, rest = token.partition(".")
         while dot:
-            if value == head:
-                rests.append(rest)
+            rests.setdefault(head, []).append(rest)
             step, dot, rest = rest.partition(".")
             head = f"{head}.{step}"
-    return any(token in value for token in tokens), tuple(rests)
+    table = {head: tuple(found) for head, found in rests.items()}
+    if len(tokens) <= _MANY_TOKENS:
+        return (lambda value: any(token in value for token in tokens)), table
+    import ahocorasick_rs
+
+    automaton = ahocorasick_rs.AhoCorasick(list(dict.fromkeys(tokens)))
+    return (lambda value: bool(automaton.find_matches_as_indexes(value))), table
 
 
 def rule_pattern(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str, ...]:
