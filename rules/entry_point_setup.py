@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -13,7 +15,7 @@ from typing import ClassVar
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.ast_lines import statements_spelling
+from migrator.analysis.ast_lines import first_line, is_word, logical_groups, walk_outside_bodies
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.analysis.statement_spans import data_statements
 from migrator.contract.entries import entry_paths as _paths
@@ -89,9 +91,9 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     or a name imported as one of them, are walked."""
     imported: set[str] = set()
     called: set[str] = set()
-    lines = split_lines(text)
-    for statement in statements_spelling(tree, text, lines, _words(_WORK)):
-        for node in _outside_bodies(statement):
+    spans = _module_level_spans(tree, split_lines(text))
+    for statement in _spelling(text, spans, _WORK):
+        for node in walk_outside_bodies(statement):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 imported.update(
                     alias.asname or alias.name.split(".", 1)[0]
@@ -114,9 +116,56 @@ def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     # spells only the alias.
     return any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported
-        for statement in statements_spelling(tree, text, lines, _words(sorted(imported)))
-        for node in _outside_bodies(statement)
+        for statement in _spelling(text, spans, sorted(imported))
+        for node in walk_outside_bodies(statement)
     )
+
+
+def _module_level_spans(
+    tree: ast.Module, lines: Sequence[str]
+) -> list[tuple[int, int, list[ast.stmt]]]:
+    """(start, end) in the text of the part of each top-level statement that runs at
+    module level, with the statements on those lines (`logical_groups`: `a = 1; b = 2`
+    share theirs): a function's or class's lines up to its body's first line (its
+    decorators, defaults, annotations and bases), any other statement's whole lines."""
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    spans = []
+    for first, last, members in logical_groups(tree.body, lines):
+        only = members[0]
+        if len(members) == 1 and isinstance(
+            only, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            last = first_line(only.body[0])
+        spans.append((starts[first - 1], starts[min(last, len(lines))], members))
+    return spans
+
+
+def _spelling(
+    text: str, spans: Sequence[tuple[int, int, list[ast.stmt]]], words: Sequence[str]
+) -> list[ast.stmt]:
+    """The statements of `spans` (`_module_level_spans`) whose module-level part spells
+    one of `words` as a whole word (in code, a string or a comment). Each word is found
+    from where the last search left off, and a statement that holds it is passed over:
+    a function body that spells "cuda" hundreds of times costs a search or two, where
+    finding every line that spells it cost 0.35 s of a run over torch's source."""
+    begins = [start for start, _, _ in spans]
+    found: set[int] = set()
+    for word in words:
+        position = 0
+        while (at := text.find(word, position)) >= 0:
+            index = bisect.bisect_right(begins, at) - 1
+            if index < 0 or at >= spans[index][1]:
+                # Before the first statement, in a body or between statements.
+                position = begins[index + 1] if index + 1 < len(spans) else len(text)
+                continue
+            before = text[at - 1 : at]
+            after = text[at + len(word) : at + len(word) + 1]
+            if (before and is_word(before)) or (after and is_word(after)):
+                position = at + 1
+                continue
+            found.add(index)
+            position = spans[index][1]
+    return [statement for index in sorted(found) for statement in spans[index][2]]
 
 
 # What a working method call needs besides its name for `visit_Call` to count it: the
@@ -148,28 +197,6 @@ def _receives_work(method: str, receiver: str) -> bool:
     is `receiver` does the training's work: `optimizer.step()`, `trainer.fit(model)`, not
     `scheduler.step()` or `model.train()`. `visit_Call` and its gate read the same table."""
     return _WORK_RECEIVERS[method].search(receiver.lower()) is not None
-
-
-def _words(words: Sequence[str]) -> list[str]:
-    """Each of `words` as a whole word, a regex."""
-    return [rf"\b{re.escape(word)}\b" for word in words]
-
-
-def _outside_bodies(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what it holds, leaving out the bodies of functions and classes (their
-    decorators, defaults, annotations and bases run at module level, and are kept)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        scoped = isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        for name, value in ast.iter_fields(current):
-            if scoped and name == "body":
-                continue
-            if isinstance(value, ast.AST):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(item for item in value if isinstance(item, ast.AST))
 
 
 def _is_docstring(node: cst.BaseStatement) -> bool:

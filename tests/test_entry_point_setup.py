@@ -370,3 +370,70 @@ def test_a_large_entrys_tables_are_stood_in_for_and_put_back(
     plain = migrate_python(text, "train.py", rules, NPU, RuleOptions())
     assert plain.text == fast.text
     assert [str(f) for f in plain.findings] == [str(f) for f in fast.findings]
+
+
+def _outside_bodies_by_definition(node: ast.AST) -> list[ast.AST]:
+    """Every node under `node` (contexts left out), skipping function and class bodies."""
+    found = [node]
+    for name, value in ast.iter_fields(node):
+        scoped = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if scoped and name == "body":
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, ast.AST) and not isinstance(item, ast.expr_context):
+                found += _outside_bodies_by_definition(item)
+    return found
+
+
+_MODULE_LEVEL = (
+    "import torch\n"
+    "@register(optimizer.step())\n"
+    "def f(x=trainer.fit(m), *, y: 'cuda' = 1) -> None:\n"
+    "    optimizer.step()\n"
+    "class K(Base, metaclass=M):\n"
+    "    def g(self):\n"
+    "        loss.backward()\n"
+    "if ok:\n"
+    "    def h():\n"
+    "        loss.backward()\n"
+    "    run = lambda: opt.step()\n"
+    "a = 1; b = optimizer.step()\n"
+    "def one(x=optimizer.step()): return x.backward()\n"
+)
+
+
+def test_module_level_nodes_leave_out_every_function_and_class_body() -> None:
+    from migrator.analysis.ast_lines import walk_outside_bodies
+
+    tree = ast.parse(_MODULE_LEVEL)
+    for statement in tree.body:
+        walked = walk_outside_bodies(statement)
+        assert sorted(map(id, walked)) == sorted(map(id, _outside_bodies_by_definition(statement)))
+    calls = [
+        ast.unparse(node)
+        for statement in tree.body
+        for node in walk_outside_bodies(statement)
+        if isinstance(node, ast.Call)
+    ]
+    assert "loss.backward()" not in calls and "x.backward()" not in calls
+    assert {"optimizer.step()", "trainer.fit(m)", "opt.step()"} <= set(calls)
+
+
+@pytest.mark.parametrize(
+    ("text", "works"),
+    [
+        pytest.param("def f():\n    optimizer.step()\n", False, id="in_a_body"),
+        pytest.param("a = 1; b = optimizer.step()\n", True, id="second_statement_of_a_line"),
+        pytest.param("def f(x=optimizer.step()):\n    pass\n", True, id="a_default"),
+        pytest.param("def f(x=1): return optimizer.step()\n", False, id="a_one_line_body"),
+        pytest.param("x = 'optimizer.step()'\nstep_size = 1\n", False, id="spelt_not_called"),
+        pytest.param("if ok:\n    scaler.step(optimizer)\n", False, id="not_an_optimizer"),
+        pytest.param("if ok:\n    optim.step()\n", True, id="in_a_block"),
+        pytest.param("from torch.autograd import backward as bw\nbw(loss)\n", True, id="alias"),
+        pytest.param("from torch.autograd import backward as bw\n", False, id="alias_unused"),
+    ],
+)
+def test_the_gate_finds_work_only_in_module_level_code(text: str, works: bool) -> None:
+    from rules.entry_point_setup import _may_work_at_top_level
+
+    assert _may_work_at_top_level(ast.parse(text), text) is works

@@ -81,6 +81,38 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+# The fields of each node type `walk_outside_bodies` reads: `walk`'s, without the body
+# of a function or class.
+_OUTSIDE_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def walk_outside_bodies(node: ast.AST) -> list[ast.AST]:
+    """`walk(node)` without the bodies of the functions and classes in it: what runs where
+    they are defined (their decorators, defaults, annotations and bases) is kept."""
+    found = [node]
+    append = found.append
+    fields_of = _OUTSIDE_FIELDS
+    index = 0
+    while index < len(found):
+        current = found[index]
+        index += 1
+        kind = type(current)
+        fields = fields_of.get(kind)
+        if fields is None:
+            skip = {*_NOT_NODES.get(kind, ()), *(("body",) if issubclass(kind, _SCOPES) else ())}
+            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in skip)
+        for name in fields:
+            value = getattr(current, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return found
+
+
 # The last tree `nodes_of` was asked about, and its nodes by type (one file at a time).
 _BY_KIND: tuple[ast.AST, dict[type[ast.AST], list[ast.AST]]] | None = None
 
