@@ -440,18 +440,23 @@ def _shares_names(node: ast.ClassDef, statements: Sequence[ast.stmt]) -> bool:
       statement of plain data (`is_cuda: bool`, `device = "cuda"`) makes no such state,
       and a method's plain name never resolves to the class scope."""
     bound = {id(member): _class_level_bindings(member) for member in node.body}
-    chains = {id(member): summary(member).chains for member in node.body}
+    chains: dict[int, frozenset[tuple[str, ...]]] = {}
     for statement in statements:
         mine = bound[id(statement)]
-        plain = not _CODE.intersection(summary(statement).kinds)
+        held = summary(statement)
+        plain = not _CODE.intersection(held.kinds)
         for member in node.body:
             if member is statement:
                 continue
-            if any(chain[0] in bound[id(member)] for chain in chains[id(statement)]):
+            if any(chain[0] in bound[id(member)] for chain in held.chains):
                 return True
             if isinstance(member, _DEFINITIONS) and plain:
                 continue
-            spelt = chains[id(member)]
+            # A method's names are read only where a statement holds code: a walk of
+            # every method of a large class for each hot `device = "cuda"` was not.
+            spelt = chains.get(id(member))
+            if spelt is None:
+                spelt = chains[id(member)] = summary(member).chains
             if any((chain[0] in mine) if plain else not mine.isdisjoint(chain) for chain in spelt):
                 return True
     return False
