@@ -122,14 +122,23 @@ def test_files_are_migrated_with_fewer_collections_and_the_thresholds_come_back(
     root = _tree(tmp_path / "small", 2)
     settings = Settings(NPU, ("NPU001",), RuleOptions())
     before = gc.get_threshold()
-    assert before != files.GC_THRESHOLDS
+    assert before != files.GC_THRESHOLDS and gc.get_freeze_count() == 0
     results = files.migrate_files(root, ["m00.py", "m01.py"], settings, jobs=1)
     first = next(results)
-    assert gc.get_threshold() == files.GC_THRESHOLDS
+    # What was alive at the start is frozen while the files are migrated.
+    assert gc.get_threshold() == files.GC_THRESHOLDS and gc.get_freeze_count() > 0
     rest = list(results)
-    assert gc.get_threshold() == before
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
     assert [result.path for result in (first, *rest)] == ["m00.py", "m01.py"]
     assert all(result.status is Status.CHANGED for result in (first, *rest))
+    # A caller's own frozen objects stay frozen.
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        list(files.migrate_files(root, ["m00.py"], settings, jobs=1))
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_a_watch_from_the_planning_is_read_without_waiting_and_less_this_process(

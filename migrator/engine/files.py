@@ -359,12 +359,21 @@ GC_THRESHOLDS = (200_000, 20, 20)
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Migrate with `GC_THRESHOLDS`, the caller's thresholds restored after."""
+    """Migrate with `GC_THRESHOLDS`, the caller's thresholds restored after, and what is
+    alive at the start frozen (`gc.freeze`) where the caller froze nothing."""
     before = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
+    # What is alive when the run starts (the modules, the rules, the settings) lives
+    # through it: the older generations' collections no longer walk it (on torch's
+    # source they took 0.08 s, then 0.01). A caller's own frozen objects stay frozen.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         yield
     finally:
+        if freeze:
+            gc.unfreeze()
         gc.set_threshold(*before)
 
 
