@@ -257,3 +257,32 @@ def test_positions_after_an_edit_inside_a_methods_stand_in_class() -> None:
     assert positions._whole is None
     # Code that no longer parses leaves the whole tree's code generation to serve.
     assert _starts_of(edited, "class K:\n  def (\n", 1) == {}
+
+
+def test_plain_parentheses_give_libcsts_code_and_put_its_hook_back() -> None:
+    from libcst._nodes.expression import _BaseParenthesizedNode
+
+    from migrator.analysis import positions
+
+    hook = vars(_BaseParenthesizedNode)["_parenthesize"]
+    text = "x = ((a) + (b.c))(((1)), [(2)], f'{(y)}')\nif (z):\n    (w).v = ('s')\n"
+    module = cst.parse_module(text)
+    assert module_code(module) == text == module.code
+    whole = code_positions(module)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node, found in wrapper.items():
+        assert whole[node] == (
+            found.start.line,
+            found.start.column,
+            found.end.line,
+            found.end.column,
+        )
+    assert vars(_BaseParenthesizedNode)["_parenthesize"] is hook
+    # A code generation that fails puts the hook back too.
+    broken = module.with_changes(body=[object()])
+    with pytest.raises(AttributeError):
+        module_code(broken)
+    assert vars(_BaseParenthesizedNode)["_parenthesize"] is hook
+    # Inside, the plain context manager stands in for it.
+    with positions._plain_parentheses():
+        assert vars(_BaseParenthesizedNode)["_parenthesize"] is positions._parenthesized
