@@ -380,3 +380,23 @@ def test_has_any_answers_as_has_for_each_literal() -> None:
     ):  # fmt: skip
         wanted = any(found.has(literal) for literal in literals)
         assert found.has_any(frozenset(literals)) is wanted, literals
+
+
+def test_alias_parts_are_found_as_their_alternation_finds_them() -> None:
+    import random
+
+    from migrator.engine.python import _alias_literal, _AliasSearch
+
+    assert _alias_literal("\\btorch\\.version\\.cuda") == ("torch.version.cuda", False)
+    assert _alias_literal("\\bth\\b") == ("th", True)
+    assert _alias_literal("\\bé\\b") == ("é", True)
+    # Another form is searched as a regex.
+    assert _alias_literal("\\bfoo(?:x)") is None
+    parts = ["\\btorch\\.cuda", "\\bth\\b", "\\btc\\.amp", "\\bé\\b", "\\bfoo(?:x)"]
+    aliases, whole = _AliasSearch(parts), compile_parts(parts)
+    pieces = ["torch.cuda", "th", "tc.amp", "é", "foox", "x", "_", "é", ".", " ", "\n", "(", "1"]
+    rng = random.Random(0)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert aliases.search(text) is (whole.search(text) is not None), text
+        assert {match.start() for match in whole.finditer(text)} <= set(aliases.starts(text))
