@@ -184,3 +184,23 @@ def test_a_planned_run_watches_the_cores_from_the_planning(
     root = _tree(tmp_path / "planned", 3)
     invoke(str(root), "--dry-run", "--no-cache")
     assert len(seen) == 1 and isinstance(seen[0], files.CoreWatch)
+
+
+def test_a_file_no_text_rule_names_is_turned_away_as_each_rule_would() -> None:
+    from migrator.engine import registry
+
+    prepared = files._Prepared(Settings(NPU, registry.load().codes, RuleOptions()))
+    assert prepared.text_entries
+    names = [
+        "a.h", "include/torch/x.cuh", "lib/libtorch.so", "README.md", "docs/index.rst",
+        "run.sh", "scripts/train.slurm", "Dockerfile", "docker/Dockerfile.gpu",
+        "requirements.txt", "requirements-dev.txt", "env/conda.yml", "environment.yaml",
+        "configs/a.yaml", "setup.cfg", "pyproject.toml", "setup.py", "x.ipynb", "a.json",
+        "launch", "Makefile", "CMakeLists.txt", "x/y/z.toml", "x.cfg", "ds_config.json",
+    ]  # fmt: skip
+    for name in names:
+        each = any(entry.trigger.handles(name) for entry in prepared.text_entries)
+        if not name.endswith((".py", ".ipynb")):
+            assert prepared.handles(name) is each, name
+    # Some of them a text rule names, some none does.
+    assert {prepared.handles(name) for name in names if not name.endswith(".py")} == {True, False}

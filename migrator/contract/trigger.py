@@ -413,6 +413,11 @@ def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
     return tuple(found)
 
 
+def files_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex that matches what `fnmatch.fnmatchcase` matches with any of `patterns`."""
+    return _globs(patterns)
+
+
 @functools.cache
 def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One regex for `fnmatch.fnmatchcase` with any of `patterns` (a text rule's `files`):

@@ -10,6 +10,7 @@ import functools
 import gc
 import hashlib
 import os
+import re
 import signal
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from migrator.analysis.bindings import EMPTY, ModuleBindings
-from migrator.contract.trigger import FileView, Trigger
+from migrator.contract.trigger import FileView, Trigger, files_pattern
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
 from migrator.core.options import RuleOptions
 from migrator.engine import registry
@@ -103,11 +104,22 @@ class _Prepared:
         found = [entry.load() for entry in entries]
         return [rule for rule in found if issubclass(rule, PythonRule)]
 
+    @functools.cached_property
+    def _text_files(self) -> re.Pattern[str]:
+        """Every text rule's `files` in one regex: a file none of them names (most of a
+        tree's other files: torch's 2,400 headers) is asked about once, not per rule."""
+        return files_pattern(
+            tuple(pattern for entry in self.text_entries for pattern in entry.trigger.files)
+        )
+
     def handles(self, rel: str) -> bool:
         if rel.endswith(PYTHON_SUFFIXES):
             return bool(self.python_entries)
         if rel.endswith(NOTEBOOK_SUFFIX):
             return bool(self.cell_entries)
+        named = self._text_files
+        if named.match(rel.rsplit("/", 1)[-1]) is None and named.match(rel) is None:
+            return False
         return any(entry.trigger.handles(rel) for entry in self.text_entries)
 
     def migrate(self, root: Path, rel: str) -> FileResult:
