@@ -400,3 +400,36 @@ def test_alias_parts_are_found_as_their_alternation_finds_them() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert aliases.search(text) is (whole.search(text) is not None), text
         assert {match.start() for match in whole.finditer(text)} <= set(aliases.starts(text))
+
+
+# What `without_strings` means: the tokenizer's string literals and comments from the
+# left, one pattern led by an optional prefix (its first form, tried at every position).
+_LITERAL_OR_COMMENT = re.compile(
+    r"(?P<prefix>[rRbBuUfF]{0,2})"
+    r"(?:'''(?:\\[\s\S]|[^\\])*?'''|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\""
+    r"|'(?:\\[\s\S]|[^'\\\n])*'|\"(?:\\[\s\S]|[^\"\\\n])*\")"
+    r"|#[^\n]*"
+)
+
+
+def _blanked_by_definition(code: str) -> str:
+    def blank(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("#") or "f" in match.group("prefix").lower():
+            return text
+        return re.sub(r"[^\r\n]", " ", text)
+
+    return _LITERAL_OR_COMMENT.sub(blank, code)
+
+
+def test_strings_are_blanked_as_the_tokenizer_reads_them() -> None:
+    import random
+
+    pieces = ["'", '"', "'''", '"""', "\\", "\n", "\r\n", "#", "r", "b", "f", "F", "rb", "x"]
+    pieces += [" ", "if", "'cuda'", 'f"{x}"', "U", "Br", "é"]
+    rng = random.Random(0)
+    for _ in range(50_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert without_strings(text) == _blanked_by_definition(text), repr(text)
+    for name, text in TEXTS:
+        assert without_strings(text) == _blanked_by_definition(text), name

@@ -768,12 +768,24 @@ def _pieces(rule: type[PythonRule]) -> _Pieces:
 
 
 # A string literal (any prefix, any quotes; a backslash escapes the next character, a
-# newline too) or a comment, scanned from the left as the tokenizer reads them.
+# newline too) or a comment, scanned from the left as the tokenizer reads them. Each
+# alternative begins with a literal character (a quote, a prefix letter, "#"), so `re`
+# skips at C speed to the places one may start: led by an optional prefix, one pattern
+# was tried at every position (ten times slower on code without strings).
+_STRING_LITERALS = (
+    r"\'\'\'(?:\\[\s\S]|[^\\])*?\'\'\'",
+    r'"""(?:\\[\s\S]|[^\\])*?"""',
+    r"'(?:\\[\s\S]|[^'\\\n])*'",
+    r'"(?:\\[\s\S]|[^"\\\n])*"',
+)
 _STRING_OR_COMMENT = re.compile(
-    r"(?P<prefix>[rRbBuUfF]{0,2})"
-    r"(?:'\'\'(?:\\[\s\S]|[^\\])*?'\'\'|\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\""
-    r"|'(?:\\[\s\S]|[^'\\\n])*'|\"(?:\\[\s\S]|[^\"\\\n])*\")"
-    r"|#[^\n]*"
+    "|".join(
+        [
+            *_STRING_LITERALS,
+            *(rf"{letter}[rRbBuUfF]?(?:{'|'.join(_STRING_LITERALS)})" for letter in "rRbBuUfF"),
+            r"#[^\n]*",
+        ]
+    )
 )
 _BLANK = re.compile(r"[^\r\n]")
 
@@ -785,9 +797,16 @@ def without_strings(code: str) -> str:
 
     def blank(match: re.Match[str]) -> str:
         text = match.group(0)
-        if text.startswith("#") or "f" in match.group("prefix").lower():
+        first = text[0]
+        if first == "#":
             return text
-        return _BLANK.sub(" ", text)
+        if first not in "'\"":
+            prefix = text[: min(at for at in (text.find("'"), text.find('"')) if at >= 0)]
+            if "f" in prefix.lower():
+                return text
+        if "\n" in text or "\r" in text:
+            return _BLANK.sub(" ", text)
+        return " " * len(text)
 
     return _STRING_OR_COMMENT.sub(blank, code)
 
