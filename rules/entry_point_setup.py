@@ -87,8 +87,9 @@ def _may_be_main_guard(statement: ast.stmt) -> bool:
 def _may_work_at_top_level(tree: ast.Module, text: str) -> bool:
     """Whether module-level code (outside function and class bodies, where the rule
     counts working calls) may call `.backward()`, `.step()`, `init_process_group` or
-    `deepspeed.initialize`. Only top-level statements whose lines spell one of those names,
-    or a name imported as one of them, are walked."""
+    `deepspeed.initialize`. Only top-level statements whose module-level lines (a
+    function's or class's up to its body) spell one of those names, or a name imported as
+    one of them, are walked, and not into function or class bodies."""
     imported: set[str] = set()
     called: set[str] = set()
     spans = _module_level_spans(tree, split_lines(text))
