@@ -58,27 +58,7 @@ def walk(node: ast.AST) -> list[ast.AST]:
     generators per node of `ast.iter_child_nodes` and `ast.iter_fields`, reading only
     the fields that may hold a node (a third of the nodes `ast.walk` gives are the
     contexts of names and attributes)."""
-    found = [node]
-    append = found.append
-    fields_of = _NODE_FIELDS
-    index = 0
-    while index < len(found):
-        current = found[index]
-        index += 1
-        kind = type(current)
-        fields = fields_of.get(kind)
-        if fields is None:
-            skip = _NOT_NODES.get(kind, ())
-            fields = fields_of[kind] = tuple(f for f in kind._fields if f not in skip)
-        for name in fields:
-            value = getattr(current, name, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        append(item)
-            elif isinstance(value, ast.AST):
-                append(value)
-    return found
+    return _walk(node, _NODE_FIELDS, ())
 
 
 # The fields of each node type `walk_outside_bodies` reads: `walk`'s, without the body
@@ -90,9 +70,16 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def walk_outside_bodies(node: ast.AST) -> list[ast.AST]:
     """`walk(node)` without the bodies of the functions and classes in it: what runs where
     they are defined (their decorators, defaults, annotations and bases) is kept."""
+    return _walk(node, _OUTSIDE_FIELDS, ("body",))
+
+
+def _walk(
+    node: ast.AST, fields_of: dict[type[ast.AST], tuple[str, ...]], scoped: tuple[str, ...]
+) -> list[ast.AST]:
+    """`walk`, reading each node type's fields from `fields_of` (filled in as types are
+    met), less `scoped` for a function or class."""
     found = [node]
     append = found.append
-    fields_of = _OUTSIDE_FIELDS
     index = 0
     while index < len(found):
         current = found[index]
@@ -100,7 +87,7 @@ def walk_outside_bodies(node: ast.AST) -> list[ast.AST]:
         kind = type(current)
         fields = fields_of.get(kind)
         if fields is None:
-            skip = {*_NOT_NODES.get(kind, ()), *(("body",) if issubclass(kind, _SCOPES) else ())}
+            skip = {*_NOT_NODES.get(kind, ()), *(scoped if issubclass(kind, _SCOPES) else ())}
             fields = fields_of[kind] = tuple(f for f in kind._fields if f not in skip)
         for name in fields:
             value = getattr(current, name, None)
