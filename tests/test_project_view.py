@@ -115,6 +115,23 @@ python -m "$DEFAULT_MODULE"x
 """
 
 
+def test_an_extension_less_script_is_read_by_its_shebang(tmp_path: Path) -> None:
+    from migrator.engine import project
+
+    launch = "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py --lr 1\n"
+    files = {"train.py": "import os\n", "launch": launch, "no_shebang": launch[12:]}
+    view = _tree(tmp_path, files)
+    assert [(e.path, e.line, e.source) for e in view.entries] == [("train.py", 2, "launch")]
+    # An extension-less file over the size the view reads is not read as a script.
+    (tmp_path / "big").write_bytes(launch.encode() + b"#" * project.MAX_BYTES)
+    tree = walk(tmp_path)
+    assert "big" in tree.files
+    assert build(tree.root, tree.files).entries == view.entries
+    texts = project._Texts(tmp_path)
+    assert texts.head("launch", 2) == b"#!" and texts.head("big", 2) == b""
+    assert texts.head("missing", 2) == b""
+
+
 def test_launch_commands_name_scripts_in_the_script_folder(tmp_path: Path) -> None:
     """`$(dirname "$0")/train.py` is the train.py beside the script, even when several
     files are named train.py; so are `${BASH_SOURCE%/*}` and `$SCRIPT_DIR` set from them."""
