@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -212,17 +213,23 @@ def _consider(tree: Tree, rel: str, exclude: Sequence[str], prefix: str) -> None
         # A folder on the way is (now) a symbolic link: git lists the files it tracked there.
         tree.skipped.append(SkippedPath(rel, "inside a symbolic link to a folder (not followed)"))
         return
-    if path.is_symlink():
+    # One lstat answers what is_symlink, is_dir and is_file asked in turn (a link is
+    # handled first, so for the rest it is their stat).
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if mode is not None and stat.S_ISLNK(mode):
         _link(tree, rel, folder=False)
         return
     if _excluded(prefix + rel, exclude):
         tree.skipped.append(SkippedPath(rel, "excluded by configuration"))
         return
-    if path.is_dir():
+    if mode is not None and stat.S_ISDIR(mode):
         tree.skipped.append(SkippedPath(rel, "git submodule or nested repository, not migrated"))
         return
-    if not path.is_file():
-        if os.path.lexists(path):
+    if mode is None or not stat.S_ISREG(mode):
+        if mode is not None:
             tree.skipped.append(SkippedPath(rel, "not a regular file (FIFO, socket or device)"))
         return
     tree.files.append(rel)
