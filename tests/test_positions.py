@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import accelerate
@@ -147,6 +148,16 @@ class _Paths(cst.CSTVisitor):
             self.path.pop()
 
 
+def _statement_positions(
+    text: str,
+) -> tuple[cst.Module, Mapping[cst.CSTNode, tuple[int, int, int, int]], StatementPositions]:
+    """The module, its whole tree's positions and its statement positions."""
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
+    return module, code_positions(module), StatementPositions(module, starts)
+
+
 @pytest.mark.parametrize(("name", "text"), _statement_cases())
 def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None:
     module = cst.parse_module(text)
@@ -174,11 +185,7 @@ def test_a_module_level_statement_asked_outside_the_walk_needs_no_whole_tree(
 ) -> None:
     # A whole-module rule reports a module-level statement from leave_Module, where the
     # walk is in no statement: its position comes from its own code generation.
-    module = cst.parse_module(text)
-    tree = ast.parse(text)
-    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
-    whole = code_positions(module)
-    positions = StatementPositions(module, starts)
+    module, whole, positions = _statement_positions(text)
     for statement in module.body:
         assert positions.span(statement, ()) == whole[statement], (name, statement)
     assert positions._whole is None
@@ -194,13 +201,9 @@ def test_a_module_level_statement_asked_outside_the_walk_needs_no_whole_tree(
 def test_a_statements_first_line_is_its_first_tokens_without_code_generation(
     name: str, text: str
 ) -> None:
-    module = cst.parse_module(text)
-    tree = ast.parse(text)
-    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
-    whole = code_positions(module)
+    module, whole, positions = _statement_positions(text)
     walk = _Paths()
     module.visit(walk)
-    positions = StatementPositions(module, starts)
     for node, path in walk.found:
         if type(node) in _STATEMENTS and not (len(path) > 1 and _is_elif(path[-2], node)):
             decorators = getattr(node, "decorators", ())
