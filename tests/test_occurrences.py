@@ -385,21 +385,24 @@ def test_has_any_answers_as_has_for_each_literal() -> None:
 def test_alias_parts_are_found_as_their_alternation_finds_them() -> None:
     import random
 
-    from migrator.engine.python import _alias_literal, _AliasSearch
+    class Rule:
+        class trigger:  # a rule with no regexes of its own: the aliases alone
+            patterns = ()
 
-    assert _alias_literal("\\btorch\\.version\\.cuda") == ("torch.version.cuda", False)
-    assert _alias_literal("\\bth\\b") == ("th", True)
-    assert _alias_literal("\\bé\\b") == ("é", True)
-    # Another form is searched as a regex.
-    assert _alias_literal("\\bfoo(?:x)") is None
-    parts = ["\\btorch\\.cuda", "\\bth\\b", "\\btc\\.amp", "\\bé\\b", "\\bfoo(?:x)"]
-    aliases, whole = _AliasSearch(parts), compile_parts(parts)
-    pieces = ["torch.cuda", "th", "tc.amp", "é", "foox", "x", "_", "é", ".", " ", "\n", "(", "1"]
+            @staticmethod
+            def token_regexes() -> tuple[str, ...]:
+                return ()
+
+    # Whole words, parts led by a literal, and one with no literal head (a regex).
+    parts = ["\\btorch\\.cuda", "\\bth\\b", "\\btc\\.amp", "\\bé\\b", "\\bfoo(?:x)", "(?:fo|ba)z"]
+    whole = compile_parts(parts)
+    pieces = ["torch.cuda", "th", "tc.amp", "é", "foox", "baz", "x", "_", "é", ".", " ", "\n", "("]
     rng = random.Random(0)
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
-        assert aliases.search(text) is (whole.search(text) is not None), text
-        assert {match.start() for match in whole.finditer(text)} <= set(aliases.starts(text))
+        aliases = RulePattern(Rule, parts, Finder([]).scan(text))  # type: ignore[arg-type]
+        assert aliases.search(text, 0) is (whole.search(text) is not None), text
+        assert {match.start() for match in whole.finditer(text)} <= set(aliases.starts(text, 0))
 
 
 # What `without_strings` means: the tokenizer's string literals and comments from the

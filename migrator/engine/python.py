@@ -591,16 +591,25 @@ class RulePattern:
     - the parts left, one alternation, the same in every file, compiled once a run
       (`_compiled`);
     - the file's aliases of its tokens (`alias_tokens`), few, where the file has some:
-      each (`\\bNAME\\b`, `\\bNAME\\.REST`) found as its literal with `str.find`, its
-      boundaries checked where it occurs (`_AliasSearch`): `re` tried their alternation,
-      led by `\\b`, at every position of every region (0.35 s of a torch run, mostly
-      `\\btorch\\.cuda` after `import torch`). One alternation of all, different in each
-      file that binds an alias, was compiled anew per file: a rule with 140 tokens cost
-      6 ms a compile."""
+      whole words and literal parts like the rule's own (`\\bNAME\\b`, `\\bNAME\\.REST`),
+      their literals found once a file (`Occurrences.starts`), and any other one an
+      alternation. Searched as one alternation, led by `\\b`, `re` tried them at every
+      position of every region (0.35 s of a torch run, mostly `\\btorch\\.cuda` after
+      `import torch`), and compiled that alternation anew per file: a rule with 140 tokens
+      cost 6 ms a compile."""
 
     def __init__(self, rule: type[PythonRule], aliases: Sequence[str], found: Occurrences) -> None:
         self.lines, self.words, self.literal_parts, self.rest = _pieces(rule)
-        self.aliases = _AliasSearch(aliases) if aliases else None
+        self.aliases: re.Pattern[str] | None = None
+        if aliases:
+            names = [name for name in map(whole_word, aliases) if name]
+            self.words = tuple(dict.fromkeys((*self.words, *names)))
+            others = [part for part in aliases if not whole_word(part)]
+            self.literal_parts += tuple(
+                (part_literal(part), _compiled((part,))) for part in others if part_literal(part)
+            )
+            loose = [part for part in others if not part_literal(part)]
+            self.aliases = compile_parts(loose) if loose else None
         self.found = found
         # (start, length) of each whole-word occurrence of a word in the file, in order.
         self._hits: list[tuple[int, int]] | None = None
@@ -656,7 +665,7 @@ class RulePattern:
         return (
             (self.rest is not None and self.rest.search(text) is not None)
             or any(lines.search(text) is not None for lines in self.lines)
-            or (self.aliases is not None and self.aliases.search(text))
+            or (self.aliases is not None and self.aliases.search(text) is not None)
             or next(self._literal_starts(text, offset), None) is not None
             or next(self._word_starts(text, offset), None) is not None
         )
@@ -670,70 +679,8 @@ class RulePattern:
         for lines in self.lines:
             found += [match.start() for match in lines.finditer(text)]
         if self.aliases is not None:
-            found += self.aliases.starts(text)
+            found += [match.start() for match in self.aliases.finditer(text)]
         return found
-
-
-class _AliasSearch:
-    """`compile_parts(aliases)`'s `search` and `finditer` starts for `alias_tokens`'
-    regexes: a part `\\bNAME\\b` or `\\bNAME\\.REST` (NAME and REST escaped) is its literal
-    where it occurs with no word character before it (and, for the first, after it); a
-    part of another form is searched as a regex."""
-
-    def __init__(self, parts: Sequence[str]) -> None:
-        self.literals: list[tuple[str, bool]] = []
-        other = []
-        for part in parts:
-            literal = _alias_literal(part)
-            if literal is None:
-                other.append(part)
-            else:
-                self.literals.append(literal)
-        self.other = compile_parts(other) if other else None
-
-    def search(self, text: str) -> bool:
-        """Whether a part matches in `text`."""
-        for literal, ends in self.literals:
-            if next(self._starts(text, literal, ends), None) is not None:
-                return True
-        return self.other is not None and self.other.search(text) is not None
-
-    def starts(self, text: str) -> list[int]:
-        """Where each part's matches start in `text` (in no order)."""
-        found = [at for literal, ends in self.literals for at in self._starts(text, literal, ends)]
-        if self.other is not None:
-            found += [match.start() for match in self.other.finditer(text)]
-        return found
-
-    @staticmethod
-    def _starts(text: str, literal: str, ends: bool) -> Iterator[int]:
-        size = len(literal)
-        at = text.find(literal)
-        while at >= 0:
-            end = at + size
-            if not (at and is_word(text[at - 1])) and not (
-                ends and end < len(text) and is_word(text[end])
-            ):
-                yield at
-            at = text.find(literal, at + 1)
-
-
-# An `alias_tokens` regex: a name, and a dotted rest or a closing word boundary.
-_ALIAS = re.compile(r"\\b(\w+)(?:\\\.((?:\w|\\\.)+)|\\b)")
-
-
-def _alias_literal(part: str) -> tuple[str, bool] | None:
-    """(the literal, whether a word boundary closes it) of an `alias_tokens` regex, or None
-    for one of another form."""
-    found = _ALIAS.fullmatch(part)
-    if found is None:
-        return None
-    name, rest = found.group(1), found.group(2)
-    literal = name if rest is None else f"{name}.{rest.replace(chr(92) + '.', '.')}"
-    rebuilt = rf"\b{re.escape(name)}\b" if rest is None else rf"\b{re.escape(literal)}"
-    if rebuilt != part or not is_word(literal[0]):
-        return None
-    return literal, rest is None
 
 
 _Pieces = tuple[
