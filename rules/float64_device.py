@@ -489,7 +489,7 @@ class Float64Device(PythonRule):
         for site in self._sites:
             uses = ", ".join(dict.fromkeys(site.uses))
             message = site.message + (f"; used by {uses}" if uses else "")
-            self.warn(site.node, message, fill(_SUGGESTION, self.target))
+            self.warn(site.node, fill(message, self.target), fill(_SUGGESTION, self.target))
 
     def _reaches_device(self) -> bool:
         """Whether the unit works on the device: a method of a model class, or code that
@@ -725,16 +725,6 @@ class Float64Device(PythonRule):
             self._names[target] = (value, reported_here if value.float64 else None)
         else:
             self._names.pop(target, None)
-
-    def warn(
-        self,
-        node: cst.CSTNode,
-        message: str,
-        suggestion: str = "",
-        *,
-        within: Sequence[cst.CSTNode] | None = None,
-    ) -> None:
-        super().warn(node, fill(message, self.target), suggestion, within=within)
 
 
 _WHY = "the {DEVICE}'s matmul and several kernels have no float64"

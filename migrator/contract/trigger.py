@@ -192,7 +192,7 @@ class Trigger:
     def handles(self, path: str) -> bool:
         """For a text rule: whether `files` name this file and `paths` admit it."""
         name = path.rsplit("/", 1)[-1]
-        named = _globs(self.files)
+        named = files_pattern(self.files)
         return (named.match(name) is not None or named.match(path) is not None) and self.admits(
             path
         )
@@ -413,13 +413,8 @@ def _token_regexes(tokens: tuple[str, ...], words: bool) -> tuple[str, ...]:
     return tuple(found)
 
 
-def files_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex that matches what `fnmatch.fnmatchcase` matches with any of `patterns`."""
-    return _globs(patterns)
-
-
 @functools.cache
-def _globs(patterns: tuple[str, ...]) -> re.Pattern[str]:
+def files_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One regex for `fnmatch.fnmatchcase` with any of `patterns` (a text rule's `files`):
     every file of a run is asked about each text rule."""
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns) or "(?!)")
