@@ -212,6 +212,38 @@ def test_a_statements_first_line_is_its_first_tokens_without_code_generation(
     assert positions._whole is None
 
 
+@pytest.mark.parametrize(("name", "text"), _statement_cases())
+def test_header_positions_asked_before_their_statements_equal_the_whole_trees(
+    name: str, text: str
+) -> None:
+    # A node of a compound statement's header, asked before the statement itself, is
+    # served by the header's code generation alone; the statement's body and the
+    # statement then by the whole statement's.
+    module, whole, positions = _statement_positions(text)
+    walk = _Paths()
+    module.visit(walk)
+    inside = [(node, path) for node, path in walk.found if path]
+    for node, path in [*inside[::-1], *inside]:
+        assert positions.span(node, path) == whole[node], (name, node)
+    assert positions._whole is None
+
+
+def test_a_node_in_a_functions_signature_does_not_generate_its_body() -> None:
+    text = "@wraps(g)\ndef f(device='cuda'):\n    x = 1\n    return x\n"
+    module, whole, positions = _statement_positions(text)
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    default = function.params.params[0].default
+    assert default is not None
+    assert positions.span(default, (function,)) == whole[default] == (2, 13, 2, 19)
+    generated = positions._by_statement[id(function)]
+    assert generated is not None and function.body not in generated
+    # The function itself, and a node of its body asked with it alone as the path.
+    assert positions.span(function, (function,)) == whole[function]
+    body = function.body.body[0]
+    assert positions.span(body, (function,)) == whole[body]
+
+
 def _is_elif(parent: cst.CSTNode, node: cst.CSTNode) -> bool:
     return isinstance(parent, cst.If) and parent.orelse is node
 

@@ -61,6 +61,11 @@ class _Syntactic:
         traceback: TracebackType | None,
     ) -> None:
         state = self._state
+        if kind is not None:
+            # The generation stopped inside the node (`_HeaderState`): only where it
+            # starts is known.
+            state.opened[self._node] = self._start
+            return
         found = state.found
         line, column = self._start
         if self._start_node is not None:
@@ -82,6 +87,8 @@ class _PositionState(CodegenState):
         self.column = 0  # 0-based
         self.stack: list[tuple[int, int]] = []
         self.found: dict[cst.CSTNode, Span] = {}
+        # Where each node whose generation was stopped inside starts (`_HeaderState`).
+        self.opened: dict[cst.CSTNode, tuple[int, int]] = {}
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -114,6 +121,24 @@ class _PositionState(CodegenState):
         end_node: cst.CSTNode | None = None,
     ) -> _Syntactic:
         return _Syntactic(self, node, start_node, end_node)
+
+
+class _Stop(Exception):
+    """The code generation reached the block a `_HeaderState` stops at."""
+
+
+class _HeaderState(_PositionState):
+    """`_PositionState` that stops where the code generation reaches `block` (a compound
+    statement's first block): its header's positions, not its body's."""
+
+    def __init__(self, default_indent: str, default_newline: str, block: cst.CSTNode) -> None:
+        super().__init__(default_indent, default_newline)
+        self._block = block
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if node is self._block:
+            raise _Stop
+        self.stack.append((self.line, self.column))
 
 
 # The context a node's code generation records its position in, recording nothing.
@@ -215,6 +240,24 @@ def statement_positions(
     return state.found
 
 
+def header_positions(
+    statement: cst.BaseCompoundStatement, line: int, indent: Sequence[str], module: cst.Module
+) -> tuple[dict[cst.CSTNode, Span], int | None]:
+    """What `statement_positions` gives the nodes of a compound statement's header (its
+    leading lines, decorators and the code up to its first block), from the code
+    generation of the header alone, and the line of the statement's first token (None
+    where the header does not show it): a finding in a function's signature or an `if`'s
+    test no longer costs the generation of the body under it."""
+    state = _HeaderState(module.default_indent, module.default_newline, statement.body)
+    state.line = line
+    state.indent_tokens = list(indent)
+    with _plain_parentheses(), contextlib.suppress(_Stop):
+        statement._codegen(state)
+    first = first_token(statement)
+    start = state.found.get(first) or state.opened.get(first)
+    return state.found, None if start is None else start[0]
+
+
 # id(a module or block) -> (it, the ids of the statements in its body): see `_Members`.
 _Bodies = dict[int, tuple[cst.CSTNode, frozenset[int]]]
 
@@ -282,6 +325,8 @@ class StatementPositions:
         self._module = module
         self._starts = starts
         self._by_statement: dict[int, dict[cst.CSTNode, Span] | None] = {}
+        # The ids of the compound statements `_by_statement` holds only the header of.
+        self._headers: set[int] = set()
         self._whole: Mapping[cst.CSTNode, Span] | None = None
         self._members = _Members()
 
@@ -289,14 +334,14 @@ class StatementPositions:
         """`node`'s position; `path`: the statements the walk is in, outermost first."""
         if self._whole is None:
             for index in range(len(path) - 1, -1, -1):
-                found = self._of(path, index)
+                found = self._of(path, index, node)
                 if found is not None and node in found:
                     return found[node]
             # A module-level statement asked about outside the walk (a whole-module rule
             # reports it from leave_Module, where the walk is in no statement): its own
             # code generation, not the module's.
             if not path and self._members.holds(self._module, node):
-                found = self._of((node,), 0)
+                found = self._of((node,), 0, node)
                 if found is not None and node in found:
                     return found[node]
             self._whole = code_positions(self._module)
@@ -310,21 +355,53 @@ class StatementPositions:
             return known[2]
         return self.span(first_token(statement), path)[0]
 
-    def _of(self, path: Sequence[cst.CSTNode], index: int) -> dict[cst.CSTNode, Span] | None:
+    def _of(
+        self, path: Sequence[cst.CSTNode], index: int, node: cst.CSTNode
+    ) -> dict[cst.CSTNode, Span] | None:
+        """The positions of `path[index]`'s nodes, of its header's first where it is a
+        compound statement other than `node`, or None where its code generation cannot
+        serve (see the class)."""
         statement = path[index]
         key = id(statement)
         if key in self._by_statement:
-            return self._by_statement[key]
+            found = self._by_statement[key]
+            if found is None or node in found or key not in self._headers:
+                return found
         found = None
         known = self._starts.get(key)
         if known is not None and known[0] is statement:
             indent = block_indents(path[: index + 1], self._module, self._members)
             if indent is not None:
-                found = statement_positions(statement, known[1], indent, self._module)
-                if found.get(first_token(statement), (0,))[0] != known[2]:
+                line = known[1]
+                if (
+                    key not in self._by_statement
+                    and node is not statement
+                    and isinstance(statement, _HEADED)
+                ):
+                    found, first = header_positions(statement, line, indent, self._module)
+                    self._headers.add(key)
+                if found is None or node not in found:
+                    self._headers.discard(key)
+                    found = statement_positions(statement, line, indent, self._module)
+                    first = found.get(first_token(statement), (0,))[0]
+                if first != known[2]:
                     found = None
         self._by_statement[key] = found
         return found
+
+
+# The compound statements whose header `StatementPositions` generates alone first (a
+# `match` statement's cases are not a block).
+_HEADED = (
+    cst.If,
+    cst.For,
+    cst.While,
+    cst.With,
+    cst.Try,
+    cst.TryStar,
+    cst.FunctionDef,
+    cst.ClassDef,
+)
 
 
 def first_token(statement: cst.CSTNode) -> cst.CSTNode:

@@ -76,8 +76,10 @@ def _package(package: str) -> dict[str, Any]:
     return found
 
 
+@cache
 def versions(package: str = "torch_npu") -> tuple[str, ...]:
-    """The releases of `package` in the data, oldest first."""
+    """The releases of `package` in the data, oldest first (sorted once: NPU078's names
+    gate asks for each name a region holds)."""
     return tuple(sorted(_package(package), key=version_key))
 
 

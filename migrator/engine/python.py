@@ -1529,6 +1529,22 @@ def _skeleton(
     )
 
 
+class _Blanked:
+    """`without_strings(body)`, made the first time it is asked for (a `functools.cache`
+    around a partial cost more to build, once a region, than most regions' blanking)."""
+
+    __slots__ = ("_body", "_code")
+
+    def __init__(self, body: str) -> None:
+        self._body = body
+        self._code: str | None = None
+
+    def __call__(self) -> str:
+        if self._code is None:
+            self._code = without_strings(self._body)
+        return self._code
+
+
 class _StandIn(Exception):
     """A rule's pass rewrote the stand-in around a display's element."""
 
@@ -1578,7 +1594,7 @@ def _by_region(
         """The region's text, its text without strings (made once if a `words` rule
         asks), where it lies in the file and the rules that may act in it."""
         body = "".join(lines[region.first - 1 : region.last])
-        code = functools.cache(functools.partial(without_strings, body))
+        code = _Blanked(body)
         span = (offsets[region.first - 1], offsets[region.last])
         active = _active(
             [rule for rule in rules if _may_occur(candidates[rule], span)],
