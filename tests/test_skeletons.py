@@ -6,6 +6,7 @@ in."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import accelerate
@@ -56,6 +57,10 @@ def f(p, *args, q=1, **kw):
         ee = 10
     if (ff := 11) > 0:
         gg = [hh for hh in range(3) if (ii := hh)]
+    elif ff:
+        pa = 12
+    elif ff > 1:
+        pb = 13
     else:
         jj = lambda kk: (ll := kk)
     def mm(nn):
@@ -86,10 +91,17 @@ class K:
 '''
 
 
-def _bindings_kept(text: str, hot_every: int) -> None:
+def _every_if(node: ast.If) -> bool:
+    return True
+
+
+def _bindings_kept(
+    text: str, hot_every: int, opens: Callable[[ast.If], bool] | None = None
+) -> None:
     """For each module-level function and class of `text`: its LibCST scope bindings are
     the same on its skeleton, every statement inside it that spans no hot line (its
-    header, and every `hot_every`-th line when not 0) stood in."""
+    header, and every `hot_every`-th line when not 0) stood in (inside the `if`s `opens`
+    opens), and no stand-in takes the line of a clause (`elif`, `else:`, ...)."""
     lines = split_lines(text)
     tree = ast.parse(text)
     for node in tree.body:
@@ -102,11 +114,14 @@ def _bindings_kept(text: str, hot_every: int) -> None:
         hot = [first]
         if hot_every:
             hot += list(range(first + hot_every, last + 1, hot_every))
-        skeleton = cold_skeleton([node], lines, (first, last), body, hot, 0)
+        skeleton = cold_skeleton([node], lines, (first, last), body, hot, 0, opens)
         if skeleton is None:
             continue
         assert MARK in skeleton.body
         assert skeleton.body.count("\n") == body.count("\n")
+        for was, now in zip(split_lines(body), split_lines(skeleton.body), strict=True):
+            if MARK in now:
+                assert not was.lstrip().startswith(_CLAUSES), (was, now)
         assert restored(skeleton.body, skeleton.stand_ins) == body
         original = cst.parse_module(body).body[0]
         stood = cst.parse_module(skeleton.body).body[0]
@@ -120,9 +135,15 @@ def _bindings_kept(text: str, hot_every: int) -> None:
                 assert class_bindings(stood, walrus) == class_bindings(original, walrus)
 
 
+_CLAUSES = ("elif", "else", "except", "finally", "case")
+
+
+@pytest.mark.parametrize("opens", [None, _every_if])
 @pytest.mark.parametrize("hot_every", [0, 2, 3])
-def test_stand_ins_bind_what_the_statements_bound(hot_every: int) -> None:
-    _bindings_kept(BINDINGS, hot_every)
+def test_stand_ins_bind_what_the_statements_bound(
+    hot_every: int, opens: Callable[[ast.If], bool] | None
+) -> None:
+    _bindings_kept(BINDINGS, hot_every, opens)
 
 
 def test_what_a_statement_binds_in_its_scope() -> None:
@@ -159,6 +180,8 @@ def test_what_a_statement_binds_in_its_scope() -> None:
             "gg",
             "ii",
             "jj",
+            "pa",
+            "pb",
             "mm",
             "pp",
             "rr",
@@ -174,17 +197,23 @@ def test_what_a_statement_binds_in_its_scope() -> None:
 ACCELERATE = sorted(Path(accelerate.__file__).parent.rglob("*.py"))
 
 
+@pytest.mark.parametrize("opens", [None, _every_if])
 @pytest.mark.parametrize("hot_every", [0, 3])
-def test_stand_ins_bind_what_real_code_bound(hot_every: int) -> None:
+def test_stand_ins_bind_what_real_code_bound(
+    hot_every: int, opens: Callable[[ast.If], bool] | None
+) -> None:
     """The same on every module-level function and class of accelerate's largest files."""
     largest = sorted(ACCELERATE, key=lambda path: path.stat().st_size)[-6:]
     for path in largest:
-        _bindings_kept(path.read_text(encoding="utf-8"), hot_every)
+        _bindings_kept(path.read_text(encoding="utf-8"), hot_every, opens)
 
 
 PADDING = "".join(
     f"    note_{n} = describe('a plain statement with no token, line {n}')\n" for n in range(12)
 )
+
+# The padding inside an `if` in a function.
+INNER = PADDING.replace("    note", "        note")
 
 SKELETAL = f"""\
 import torch
@@ -212,6 +241,20 @@ def guarded(x):
         ext = CUDAExtension("kernels", ["kernels.cu"])
         helper = describe("a long statement inside the if, with no token of its own")
     return x
+
+
+def plain(x, verbose):
+    if torch.cuda.is_available():
+        x = x.cuda()
+{INNER}    elif verbose:
+        describe("the other arm, with no token of its own", verbose, x)
+    return x
+
+
+def raising(x):
+    if not torch.cuda.is_available():
+{INNER}        raise RuntimeError("needs a GPU")
+    return x.cuda()
 
 
 def commented(x):
@@ -244,7 +287,7 @@ def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
     outcome = migrate_python(SKELETAL, "skeletal.py", LOCAL_RULES, NPU, RuleOptions(), full=False)
     by_function = {
         name: [code for code in parsed if f"def {name}(" in code]
-        for name in ("moved", "shadowed", "imported", "guarded", "commented")
+        for name in ("moved", "shadowed", "imported", "guarded", "plain", "raising", "commented")
     }
     # Stood in: the padding and the loop; the edit lands in the text as it was.
     (moved,) = by_function["moved"]
@@ -261,6 +304,15 @@ def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
     (guarded,) = by_function["guarded"]
     assert MARK in guarded and "a long statement inside the if" in guarded
     assert "torch.cuda.is_available()" in outcome.text.split("def guarded")[1]
+    # Inside a chain decided by its tests alone (it tests CUDA, raises nothing and does
+    # no CUDA-only work), the cold statements are stood in; inside one whose body
+    # raises, nothing is (the raise may make it a CUDA-only guard).
+    (plain,) = by_function["plain"]
+    assert MARK in plain and "a plain statement" not in plain and "the other arm" not in plain
+    assert "x = x.cuda()" in plain and "elif verbose:" in plain
+    assert "x = x.npu()" in outcome.text.split("def plain")[1]
+    (raising,) = by_function["raising"]
+    assert "a plain statement" in raising
     # A loop whose block ends in a comment stays: the comment would move to the `if`.
     (commented,) = by_function["commented"]
     assert MARK in commented and "x = x + step" in commented

@@ -598,6 +598,21 @@ def may_leave_alone(
     return False
 
 
+def plain_chain(
+    node: ast.If, names: Mapping[str, Sequence[str | None]], target: Target, text: str
+) -> bool:
+    """Whether `region` finds no region in the `if` chain `node` heads nor in any that
+    starts at one of its links (`_may_be_region` is False; `names`: what the names in
+    scope are bound to, `text`: the source around it, where a comment may say a feature
+    is CUDA-only), with the statements of its bodies as they are or any of them stood in
+    for by a plain one (`pass`, `a = None`) binding names the statement binds: such a
+    chain is decided by its tests alone, which a stand-in does not touch; a `raise` and
+    CUDA-only work, what `region` reads of a body, are in neither."""
+    return not _may_be_region(
+        node, list(_ast_chain(node)), names, target, lambda: bool(_ONLY_ON_SOURCE.search(text))
+    )
+
+
 def _may_be_region(
     node: ast.If | ast.Assert,
     links: Sequence[ast.If],

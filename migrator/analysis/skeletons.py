@@ -16,10 +16,11 @@ stays: one that imports (an import binds a dotted name), declares a name `global
 `nonlocal`, or holds a `match` (in its own scope; a nested function's are its own).
 
 Never stood in either: a statement sharing a line with code outside it (`if x: y = 1`,
-`a; b`), one inside an `if` that holds a token (device rules read an `if` chain's
-bodies), and a compound statement followed by a comment indented deeper than it (LibCST
-may keep that comment in the statement's last block, which the stand-in would hand to
-the next statement).
+`a; b`), one inside an `if` that holds a token unless the caller says the chain's bodies
+may be stood in (device rules read an `if` chain's bodies, but decide most chains from
+their tests alone: `device_regions.plain_chain`), and a compound statement followed by a
+comment indented deeper than it (LibCST may keep that comment in the statement's last
+block, which the stand-in would hand to the next statement).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from migrator.analysis.ast_lines import blocks, logical_groups
@@ -62,19 +63,21 @@ def cold_skeleton(
     text: str,
     hot: Sequence[int],
     least: int,
+    opens: Callable[[ast.If], bool] | None = None,
 ) -> Skeleton | None:
     """The skeleton of the region made of `statements` (the file's stdlib statements) on
     lines `span` (first, last) of `lines` (the file's lines), whose text is `text`,
     standing in for the statements inside them that span no line of `hot` (sorted); None
     where the stand-ins would replace fewer than `least` characters, or the text holds
-    `MARK`."""
+    `MARK`. `opens`: whether the statements in an `if`'s blocks may be stood in (never
+    where not given)."""
     if MARK in text:
         return None
     first, last = span
     cold: list[tuple[int, int, list[str]]] = []
     for _, _, members in logical_groups(statements, lines):
         if len(members) == 1:
-            _collect(members[0], lines, hot, cold)
+            _collect(members[0], lines, hot, cold, opens)
     if not cold:
         return None
     saved = sum(len(line) for start, end, _ in cold for line in lines[start - 1 : end])
@@ -108,28 +111,52 @@ def _collect(
     lines: Sequence[str],
     hot: Sequence[int],
     cold: list[tuple[int, int, list[str]]],
+    opens: Callable[[ast.If], bool] | None,
 ) -> None:
     """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
     hot line and may be stood in (`statement` spans one), each with the names it binds."""
-    for block in _blocks(statement):
+    for block in _blocks(statement, opens, lines):
         for start, end, members in logical_groups(block, lines):
             index = bisect.bisect_left(hot, start)
             if index < len(hot) and hot[index] <= end:
                 if len(members) == 1:
-                    _collect(members[0], lines, hot, cold)
+                    _collect(members[0], lines, hot, cold, opens)
             elif _may_stand_in(start, end, members, lines):
                 names = scope_bindings(members)
                 if names is not None:
                     cold.append((start, end, names))
 
 
-def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+def _blocks(
+    statement: ast.stmt, opens: Callable[[ast.If], bool] | None, lines: Sequence[str]
+) -> Iterator[list[ast.stmt]]:
     """The statement lists of a compound statement's blocks (`ast_lines.blocks`); none of
-    an `if`, whose chain's bodies tell whether it is code the device rules leave alone
-    (`migrator.analysis.device_regions`: a `raise`, CUDA-only work), nor of a `match`."""
-    if isinstance(statement, (ast.If, ast.Match)):
+    an `if` unless `opens` says so (a chain's bodies may tell whether it is code the
+    device rules leave alone, `migrator.analysis.device_regions`: a `raise`, CUDA-only
+    work), nor of a `match`."""
+    if isinstance(statement, ast.Match):
         return iter(())
+    if isinstance(statement, ast.If):
+        if opens is None or not opens(statement):
+            return iter(())
+        return _chain_blocks(statement, lines)
     return blocks(statement)
+
+
+def _chain_blocks(node: ast.If, lines: Sequence[str]) -> Iterator[list[ast.stmt]]:
+    """The blocks of an `if` chain, each `elif`'s own in turn: an `elif` is a link of the
+    chain, never a statement of a block to stand in (its stand-in would end the chain)."""
+    yield node.body
+    orelse = node.orelse
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If) and _is_elif(orelse[0], lines):
+        yield from _chain_blocks(orelse[0], lines)
+    elif orelse:
+        yield orelse
+
+
+def _is_elif(node: ast.If, lines: Sequence[str]) -> bool:
+    line = lines[node.lineno - 1]
+    return line[_column(line, node.col_offset) :].startswith("elif")
 
 
 def _may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequence[str]) -> bool:

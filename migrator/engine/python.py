@@ -62,6 +62,7 @@ from migrator.analysis.bindings import (
     import_bindings,
     module_bindings,
 )
+from migrator.analysis.device_regions import plain_chain
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
@@ -1512,9 +1513,13 @@ def _skeleton(
     active: Sequence[type[PythonRule]],
     hot: Mapping[type[PythonRule], list[int]],
     lines: Sequence[str],
+    names: Mapping[str, Sequence[str | None]],
+    target: Target,
 ) -> Skeleton | None:
     """The region's text with the statements no active rule has a token in stood in for,
-    where every active rule is `local` and that pays."""
+    where every active rule is `local` and that pays; inside an `if` too where its chain
+    is decided by its tests alone (`device_regions.plain_chain`; `names`: the module's
+    bindings, to which the region's own imports are added)."""
     if (
         region.trailer
         or region.line_map
@@ -1523,9 +1528,22 @@ def _skeleton(
         or not all(rule.trigger.local and not rule.trigger.reads_around for rule in active)
     ):
         return None
+    nested = [pair for node in region.statements for pair in summary(node).imports]
+    if nested:
+        merged: dict[str, list[str | None]] = {name: list(v) for name, v in names.items()}
+        for name, dotted in nested:
+            merged.setdefault(name, []).append(dotted)
+        names = merged
+    opens = functools.partial(plain_chain, names=names, target=target, text=body)
     every = sorted({line for found in hot.values() for line in found})
     return cold_skeleton(
-        region.statements, lines, (region.first, region.last), body, every, _SKELETON_LEAST
+        region.statements,
+        lines,
+        (region.first, region.last),
+        body,
+        every,
+        _SKELETON_LEAST,
+        opens,
     )
 
 
@@ -1635,7 +1653,7 @@ def _by_region(
         # Where the local rules' tokens are (an element's stand-in has no statements of
         # its own to skip: `_spans`).
         hot = {} if region.trailer else _hot(region, active, patterns, body, lines, code, start)
-        skeleton = _skeleton(region, body, active, hot, lines)
+        skeleton = _skeleton(region, body, active, hot, lines, run.bindings.names, view.target)
         if skeleton is not None:
             mark = run.mark()
             try:
