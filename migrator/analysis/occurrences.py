@@ -9,8 +9,10 @@ scans all of it: on torch's source, 60 rules' 254 tokens were 4 CPU s of `in`. A
 holds the literals of a rule set in one Aho-Corasick automaton (ahocorasick_rs, the Rust
 `aho-corasick` crate, which skips ahead between candidate bytes), and `Finder.scan` reads a
 text once and keeps the start of every occurrence of every literal, overlapping ones
-included (`cuda` inside `torch.cuda`). On torch that scan takes 0.3 CPU s for all the
-files (pyahocorasick's, a C automaton stepping through every character: 0.75 s).
+included (`cuda` inside `torch.cuda`). The automaton is a DFA: on torch's 46 MB the scan
+then takes 0.14 CPU s, against 0.31 s with the crate's default (an NFA) and 0.75 s with
+pyahocorasick's C automaton stepping through every character; building it takes 1.3 ms
+instead of 0.25 ms, once a run.
 
 `Occurrences.has` and `Occurrences.starts` answer for any literal: one the finder holds from
 the scan, any other from the text itself, so an answer never depends on what the finder
@@ -33,7 +35,11 @@ class Finder:
         self.literals = frozenset(literal for literal in literals if literal)
         self._words = sorted(self.literals)
         self._automaton = (
-            ahocorasick_rs.AhoCorasick(self._words, matchkind=ahocorasick_rs.MatchKind.Standard)
+            ahocorasick_rs.AhoCorasick(
+                self._words,
+                matchkind=ahocorasick_rs.MatchKind.Standard,
+                implementation=ahocorasick_rs.Implementation.DFA,
+            )
             if self._words
             else None
         )
