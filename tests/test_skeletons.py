@@ -122,6 +122,11 @@ def _bindings_kept(
         for was, now in zip(split_lines(body), split_lines(skeleton.body), strict=True):
             if MARK in now:
                 assert not was.lstrip().startswith(_CLAUSES), (was, now)
+        # The statements made for it are what a parse of it gives, positions included.
+        parsed = ast.parse("\n" * (first - 1) + skeleton.body).body
+        assert [ast.dump(statement, include_attributes=True) for statement in parsed] == [
+            ast.dump(statement, include_attributes=True) for statement in skeleton.statements
+        ]
         assert restored(skeleton.body, skeleton.stand_ins) == body
         original = cst.parse_module(body).body[0]
         stood = cst.parse_module(skeleton.body).body[0]

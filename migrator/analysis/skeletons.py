@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from migrator.analysis.ast_lines import blocks, logical_groups
@@ -50,10 +51,13 @@ _UNSURE: tuple[type[ast.AST], ...] = (
 
 class Skeleton(NamedTuple):
     """`body` (the region's text, the same lines) with `stand_ins`: (stand-in, the lines it
-    replaced) for each statement stood in."""
+    replaced) for each statement stood in, and `statements`: the region's stdlib
+    statements as a parse of `body` gives them (each stand-in's statement where the
+    statements it stands in for were), made without parsing it."""
 
     body: str
     stand_ins: tuple[tuple[str, str], ...]
+    statements: tuple[ast.stmt, ...]
 
 
 def cold_skeleton(
@@ -74,19 +78,21 @@ def cold_skeleton(
     if MARK in text:
         return None
     first, last = span
-    cold: list[tuple[int, int, list[str]]] = []
+    cold: list[_Cold] = []
     for _, _, members in logical_groups(statements, lines):
         if len(members) == 1:
             _collect(members[0], lines, hot, cold, opens)
     if not cold:
         return None
-    saved = sum(len(line) for start, end, _ in cold for line in lines[start - 1 : end])
+    saved = sum(len(line) for start, end, _, _ in cold for line in lines[start - 1 : end])
     if saved < least:
         return None
     body: list[str] = []
     stand_ins: list[tuple[str, str]] = []
+    # The first statement each stand-in replaces -> its statement; the others -> None.
+    replacing: dict[int, ast.stmt | None] = {}
     at = first
-    for number, (start, end, names) in enumerate(cold):
+    for number, (start, end, names, stood) in enumerate(cold):
         body.extend(lines[at - 1 : start - 1])
         replaced = lines[start - 1 : end]
         head = replaced[0]
@@ -97,9 +103,118 @@ def cold_skeleton(
         stand_in.extend(f"#{n}{_ending(part)}" for n, part in enumerate(replaced[1:], 1))
         stand_ins.append(("".join(stand_in), "".join(replaced)))
         body.extend(stand_in)
+        replacing[id(stood[0])] = _stand_in_statement(start, indent, names)
+        replacing.update((id(member), None) for member in stood[1:])
         at = end + 1
     body.extend(lines[at - 1 : last])
-    return Skeleton("".join(body), tuple(stand_ins))
+    starts = sorted(start for start, _, _, _ in cold)
+    rebuilt = tuple(_rebuilt(statement, replacing, starts) for statement in statements)
+    return Skeleton("".join(body), tuple(stand_ins), rebuilt)
+
+
+# A statement stood in for: its lines (first, last), the names its stand-in binds and the
+# statements it is made of (those of one logical line).
+_Cold = tuple[int, int, list[str], Sequence[ast.stmt]]
+
+
+def _stand_in_statement(line: int, indent: str, names: Sequence[str]) -> ast.stmt:
+    """The statement a parse gives of a stand-in (`a = b = None`, or `pass`) on `line`,
+    positions included (columns in UTF-8 bytes, as the stdlib counts them)."""
+    at = len(indent.encode())
+    if not names:
+        return ast.Pass(lineno=line, col_offset=at, end_lineno=line, end_col_offset=at + 4)
+    targets: list[ast.expr] = []
+    for name in names:
+        size = len(name.encode())
+        targets.append(
+            ast.Name(
+                id=name,
+                ctx=ast.Store(),
+                lineno=line,
+                col_offset=at,
+                end_lineno=line,
+                end_col_offset=at + size,
+            )
+        )
+        at += size + 3
+    value = ast.Constant(
+        value=None, kind=None, lineno=line, col_offset=at, end_lineno=line, end_col_offset=at + 4
+    )
+    return ast.Assign(
+        targets=targets,
+        value=value,
+        type_comment=None,
+        lineno=line,
+        col_offset=targets[0].col_offset,
+        end_lineno=line,
+        end_col_offset=at + 4,
+    )
+
+
+def _rebuilt(
+    statement: ast.stmt, replacing: Mapping[int, ast.stmt | None], starts: Sequence[int]
+) -> ast.stmt:
+    """`statement` with the statements `replacing` names replaced in its blocks (copies of
+    it and of the statements around them; `starts`: their first lines, sorted, so that a
+    statement spanning none is returned as it is)."""
+    index = bisect.bisect_left(starts, statement.lineno)
+    if index == len(starts) or starts[index] > (statement.end_lineno or statement.lineno):
+        return statement
+    found = statement
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(statement, name, None)
+        if isinstance(block, list):
+            new = _rebuilt_block(block, replacing, starts)
+            if new is not None:
+                found = copy.copy(found) if found is statement else found
+                setattr(found, name, new)
+    handlers: list[ast.ExceptHandler] | None = getattr(statement, "handlers", None)
+    if handlers:
+        kept = list(handlers)
+        for number, handler in enumerate(handlers):
+            new = _rebuilt_block(handler.body, replacing, starts)
+            if new is not None:
+                kept[number] = copy.copy(handler)
+                kept[number].body = new
+                _end_with(kept[number], new[-1])
+        if kept != handlers:
+            found = copy.copy(found) if found is statement else found
+            found.handlers = kept  # type: ignore[attr-defined]
+    if found is not statement:
+        # It ends where its last block ends (a stand-in may now end it).
+        last = [*(getattr(found, "handlers", None) or ())][-1:]
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(found, name, None)
+            if block and (name != "body" or not last):
+                last = block[-1:]
+        if last:
+            _end_with(found, last[0])
+    return found
+
+
+def _end_with(node: ast.AST, last: ast.AST) -> None:
+    node.end_lineno = last.end_lineno  # type: ignore[attr-defined]
+    node.end_col_offset = last.end_col_offset  # type: ignore[attr-defined]
+
+
+def _rebuilt_block(
+    block: list[ast.stmt], replacing: Mapping[int, ast.stmt | None], starts: Sequence[int]
+) -> list[ast.stmt] | None:
+    """A block's statements with `_rebuilt`'s replacements, or None where none is in it."""
+    found: list[ast.stmt] = []
+    changed = False
+    for statement in block:
+        key = id(statement)
+        if key in replacing:
+            changed = True
+            stand_in = replacing[key]
+            if stand_in is not None:
+                found.append(stand_in)
+            continue
+        new = _rebuilt(statement, replacing, starts)
+        changed = changed or new is not statement
+        found.append(new)
+    return found if changed else None
 
 
 def _ending(line: str) -> str:
@@ -110,7 +225,7 @@ def _collect(
     statement: ast.stmt,
     lines: Sequence[str],
     hot: Sequence[int],
-    cold: list[tuple[int, int, list[str]]],
+    cold: list[_Cold],
     opens: Callable[[ast.If], bool] | None,
 ) -> None:
     """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
@@ -124,7 +239,7 @@ def _collect(
             elif _may_stand_in(start, end, members, lines):
                 names = scope_bindings(members)
                 if names is not None:
-                    cold.append((start, end, names))
+                    cold.append((start, end, names, members))
 
 
 def _blocks(

@@ -1678,10 +1678,7 @@ def _by_region(
         text = body if skeleton is None else skeleton.body
         module = parse_cst(header + text + trailer, offset)
         if skeleton is not None:
-            statements = inner_statements(header + text, depth, offset)
-            if statements is None:
-                raise _StandIn
-            region = replace(region, statements=statements)
+            region = replace(region, statements=skeleton.statements)
         # Held until the passes are done: the statements' ids stay theirs.
         spans = _spans(module, region, lines, active)
         cold_ones = _cold(spans, hot)
