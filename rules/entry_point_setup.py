@@ -15,7 +15,13 @@ from typing import ClassVar
 import libcst as cst
 
 from migrator import data
-from migrator.analysis.ast_lines import first_line, is_word, logical_groups, walk_outside_bodies
+from migrator.analysis.ast_lines import (
+    first_line,
+    is_word,
+    logical_groups,
+    walk,
+    walk_outside_bodies,
+)
 from migrator.analysis.cst_helpers import dotted_name, retarget_device, string_value
 from migrator.analysis.statement_spans import data_statements
 from migrator.contract.entries import entry_paths as _paths
@@ -255,8 +261,69 @@ def _may_be_entry(view: FileView) -> bool:
     if view.tree is None:
         return True
     if any(_may_be_main_guard(statement) for statement in view.tree.body):
-        return True
+        return _may_have_a_reason(view.tree, view)
     return _may_work_at_top_level(view.tree, view.text)
+
+
+# The names a call `visit_Call` counts as a training signal or device use ends in (the
+# last part of what it resolves to), or the method it calls: code that makes one spells
+# it, at the call or in the import that binds it (`from accelerate import Accelerator as
+# A`), as `optim` for `torch.optim.<Optimizer>`.
+_SIGNAL_NAMES = frozenset(
+    {
+        *(name.rsplit(".", 1)[-1] for name in (*_TRAINING_CALLS, *_WORKING_CALLS)),
+        *_TRAINING_METHODS,
+        *_WORK_RECEIVERS,
+        "backward",
+        "optim",
+    }
+)
+
+
+def _may_have_a_reason(tree: ast.Module, view: FileView) -> bool:
+    """Whether a file with a main block may be an entry (`_entry_reason`), or a device
+    script it reports: a launch command of the project runs it, or its tree holds an
+    identifier a training signal or device use needs (`_SIGNAL_NAMES`, a `*Trainer`, a
+    name or module path with "train" in it, the devices' names) or a string naming a
+    device. A superset of what `visit_Call` and `visit_SimpleString` collect: on torch's
+    source it spares a LibCST parse and two whole-module passes to 24 of the 25 files
+    with a main block that are neither."""
+    if view.project.entry(view.path) is not None:
+        return True
+    devices = (view.target.source_device_type, view.target.device_type)
+    for node in walk(tree):
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(value, str) and any(retarget_device(value, d, d) for d in devices):
+                return True
+            continue
+        for name in _identifiers(node):
+            if (
+                name in _SIGNAL_NAMES
+                or name in devices
+                or name.endswith("Trainer")
+                or "train" in name.lower()
+            ):
+                return True
+    return False
+
+
+def _identifiers(node: ast.AST) -> list[str]:
+    """The identifiers a stdlib node spells: a name, an attribute, a definition's name,
+    each part of an imported module's path and its alias."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.alias):
+        return [*node.name.split("."), *((node.asname,) if node.asname else ())]
+    if isinstance(node, ast.ImportFrom):
+        return node.module.split(".") if node.module else []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return []
 
 
 def _is_not_none_test(test: cst.BaseExpression, name: str) -> bool:

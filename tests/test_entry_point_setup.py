@@ -437,3 +437,63 @@ def test_the_gate_finds_work_only_in_module_level_code(text: str, works: bool) -
     from rules.entry_point_setup import _may_work_at_top_level
 
     assert _may_work_at_top_level(ast.parse(text), text) is works
+
+
+_MAIN = 'if __name__ == "__main__":\n    main()\n'
+
+
+@pytest.mark.parametrize(
+    ("body", "may"),
+    [
+        pytest.param("def main():\n    print('hello')\n", False, id="no_signal"),
+        pytest.param("import torch\ndef main():\n    torch.zeros(2).sum()\n", False, id="torch"),
+        pytest.param("def main():\n    loss.backward()\n", True, id="backward"),
+        pytest.param("from accelerate import Accelerator as A\nmain = A\n", True, id="alias"),
+        pytest.param("import torch.optim as O\ndef main():\n    O.SGD(p)\n", True, id="optim"),
+        pytest.param("def main():\n    MyTrainer(cfg)\n", True, id="trainer"),
+        pytest.param("from pkg.training import main\n", True, id="training_module"),
+        pytest.param("def main():\n    runner.fit(m)\n", True, id="work_method"),
+        pytest.param("def main():\n    x.to('cuda:1')\n", True, id="device_string"),
+        pytest.param("def main():\n    model.cuda()\n", True, id="device_method"),
+        pytest.param("from torch import cuda as c\ndef main():\n    c.sync()\n", True, id="cuda"),
+        pytest.param("def main():\n    print('needs CUDA 12')\n", False, id="says_cuda"),
+    ],
+)
+def test_a_main_block_file_is_passed_over_only_without_any_signal(body: str, may: bool) -> None:
+    from rules.entry_point_setup import _may_be_entry
+
+    text = body + _MAIN
+    view = FileView("tool.py", text, RuleOptions(), tree=ast.parse(text))
+    assert _may_be_entry(view) is may
+
+
+def test_the_main_block_gate_turns_away_no_file_the_rules_act_on() -> None:
+    """Every file with a main block in the installed accelerate, deepspeed and
+    transformers packages that the gate turns away gets nothing from NPU030 or NPU090
+    on the full path (no gate), and some are turned away."""
+    import accelerate
+    import deepspeed
+    import transformers
+
+    from migrator.engine import registry
+    from rules.entry_point_setup import _may_be_main_guard, _may_have_a_reason
+
+    rules = [rule for rule in registry.load().rules if rule.code in ("NPU030", "NPU090")]
+    assert len(rules) == 2
+    turned = 0
+    for package in (accelerate, deepspeed, transformers):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            if "__main__" not in text:
+                continue
+            tree = ast.parse(text)
+            if not any(_may_be_main_guard(statement) for statement in tree.body):
+                continue
+            rel = path.relative_to(root).as_posix()
+            if _may_have_a_reason(tree, FileView(rel, text, RuleOptions())):
+                continue
+            turned += 1
+            outcome = migrate_python(text, rel, rules, NPU, RuleOptions(), full=True)
+            assert outcome.text == text and not outcome.findings, rel
+    assert turned > 0
