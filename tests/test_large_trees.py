@@ -425,6 +425,14 @@ def test_the_stdlib_walks_are_ast_walks_in_its_order_without_the_contexts() -> N
         # Each file's own nodes, also when the last tree asked about was another.
         assert ast_lines.nodes_of(tree, kinds) == expected
         assert len(expected) > 100
+        # A node's children: ast.iter_child_nodes's, in its order, without the contexts.
+        for node in every:
+            children = [
+                child
+                for child in ast.iter_child_nodes(node)
+                if not isinstance(child, ast.expr_context)
+            ]
+            assert [id(child) for child in ast_lines.child_nodes(node)] == list(map(id, children))
 
 
 def test_torch_cuda_in_generated_code_strings_is_not_parsed_for_npu012(

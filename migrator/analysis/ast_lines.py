@@ -61,6 +61,26 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return _walk(node, _NODE_FIELDS, ())
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))` without the load/store contexts, in the same
+    order, read through `walk`'s table of the fields that may hold a node (a walk that
+    prunes as it goes cannot use `walk`; `ast.iter_child_nodes` is a generator over
+    another, `ast.iter_fields`)."""
+    kind = type(node)
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        skip = _NOT_NODES.get(kind, ())
+        fields = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if f not in skip)
+    found: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
 # The fields of each node type `walk_outside_bodies` reads: `walk`'s, without the body
 # of a function or class.
 _OUTSIDE_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}

@@ -562,13 +562,8 @@ def may_leave_alone(
     An `if` chain is judged once, at its head: what `region` finds for a chain that
     starts at one of its `elif`s, `_may_be_region` finds for the whole chain too."""
     source = (target.source_device_type, target.source_dist_backend)
-    says_only: list[bool] = []
-
-    def commented() -> bool:
-        # Searched once a region, and only where a chain that tests CUDA asks.
-        if not says_only:
-            says_only.append(text is None or _ONLY_ON_SOURCE.search(text) is not None)
-        return says_only[0]
+    # Searched once a region, and only where a chain that tests CUDA asks.
+    commented = says_only_on_source(text)
 
     for statement in statements:
         if _TESTING.isdisjoint(summary(statement).kinds):
@@ -599,18 +594,33 @@ def may_leave_alone(
 
 
 def plain_chain(
-    node: ast.If, names: Mapping[str, Sequence[str | None]], target: Target, text: str
+    node: ast.If,
+    names: Mapping[str, Sequence[str | None]],
+    target: Target,
+    commented: Callable[[], bool],
 ) -> bool:
     """Whether `region` finds no region in the `if` chain `node` heads nor in any that
     starts at one of its links (`_may_be_region` is False; `names`: what the names in
-    scope are bound to, `text`: the source around it, where a comment may say a feature
-    is CUDA-only), with the statements of its bodies as they are or any of them stood in
-    for by a plain one (`pass`, `a = None`) binding names the statement binds: such a
-    chain is decided by its tests alone, which a stand-in does not touch; a `raise` and
-    CUDA-only work, what `region` reads of a body, are in neither."""
-    return not _may_be_region(
-        node, list(_ast_chain(node)), names, target, lambda: bool(_ONLY_ON_SOURCE.search(text))
-    )
+    scope are bound to, `commented`: whether the source around it says a feature is
+    CUDA-only, `says_only_on_source`), with the statements of its bodies as they are or
+    any of them stood in for by a plain one (`pass`, `a = None`) binding names the
+    statement binds: such a chain is decided by its tests alone, which a stand-in does
+    not touch; a `raise` and CUDA-only work, what `region` reads of a body, are in
+    neither."""
+    return not _may_be_region(node, list(_ast_chain(node)), names, target, commented)
+
+
+def says_only_on_source(text: str | None) -> Callable[[], bool]:
+    """Whether `text` (a region's source; None: not known) may say in a comment or message
+    that a feature is CUDA-only, searched the first time it is asked, once."""
+    found: list[bool] = []
+
+    def says() -> bool:
+        if not found:
+            found.append(text is None or _ONLY_ON_SOURCE.search(text) is not None)
+        return found[0]
+
+    return says
 
 
 def _may_be_region(

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from migrator.analysis.ast_lines import blocks, logical_groups
+from migrator.analysis.ast_lines import blocks, child_nodes, logical_groups
 
 # The start of every stand-in's comment: a region whose text holds it is not stood in.
 MARK = "__migrate_cold_"
@@ -84,7 +84,7 @@ def cold_skeleton(
             _collect(members[0], lines, hot, cold, opens)
     if not cold:
         return None
-    saved = sum(len(line) for start, end, _, _ in cold for line in lines[start - 1 : end])
+    saved = sum(sum(map(len, lines[start - 1 : end])) for start, end, _, _ in cold)
     if saved < least:
         return None
     body: list[str] = []
@@ -338,7 +338,7 @@ def scope_bindings(statements: Sequence[ast.stmt]) -> list[str] | None:
         if isinstance(node, ast.comprehension):
             children: list[ast.AST] = [node.iter, *node.ifs]
         else:
-            children = list(ast.iter_child_nodes(node))
+            children = child_nodes(node)
         pending.extend(reversed(children))
     return list(found)
 

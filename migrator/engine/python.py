@@ -62,7 +62,7 @@ from migrator.analysis.bindings import (
     import_bindings,
     module_bindings,
 )
-from migrator.analysis.device_regions import plain_chain
+from migrator.analysis.device_regions import plain_chain, says_only_on_source
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
@@ -1534,7 +1534,9 @@ def _skeleton(
         for name, dotted in nested:
             merged.setdefault(name, []).append(dotted)
         names = merged
-    opens = functools.partial(plain_chain, names=names, target=target, text=body)
+    opens = functools.partial(
+        plain_chain, names=names, target=target, commented=says_only_on_source(body)
+    )
     every = sorted({line for found in hot.values() for line in found})
     return cold_skeleton(
         region.statements,
