@@ -10,8 +10,8 @@ from typing import Literal
 import libcst as cst
 
 from migrator.analysis import cst_walk
-from migrator.analysis.ast_lines import first_line, last_line, nested_statements, summary, walk
-from migrator.analysis.bindings import dotted_parts, module_bindings
+from migrator.analysis.ast_lines import first_line, last_line, nested_statements, walk
+from migrator.analysis.bindings import dotted_parts, import_bindings, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
@@ -264,16 +264,16 @@ def _may_report(region: RegionView) -> bool:
                     )
                     or (method == "astype" and bool(node.args) and _numpy_dtype(node.args[0]))
                 )
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                # A function's own imports: `from numpy import float64 as F8` inside it.
+                assert isinstance(node, (ast.Import, ast.ImportFrom))
+                for _, dotted in import_bindings(node):
+                    tail = dotted.rsplit(".", 1)[-1]
+                    f64 = f64 or tail in _F64_NAMES
+                    device = device or tail in _COLLECTIVES or tail in modules
+                    device = device or dotted.endswith(tails)
             if f64 and device:
                 return True
-        # A function's own imports: `from numpy import float64 as F8` inside it.
-        for _, dotted in summary(statement).imports:
-            tail = dotted.rsplit(".", 1)[-1]
-            f64 = f64 or tail in _F64_NAMES
-            device = device or tail in _COLLECTIVES or tail in modules
-            device = device or dotted.endswith(tails)
-        if f64 and device:
-            return True
     # The model classes' line ranges walk the whole file: read only when they decide.
     ranges = region.facts if f64 else ()
     return any(
