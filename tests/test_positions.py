@@ -148,6 +148,13 @@ class _Paths(cst.CSTVisitor):
             self.path.pop()
 
 
+def _paths_of(module: cst.Module) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
+    """Each node of `module` with the statements it is in (`_Paths`), in walk order."""
+    walk = _Paths()
+    module.visit(walk)
+    return walk.found
+
+
 def _statement_positions(
     text: str,
 ) -> tuple[cst.Module, Mapping[cst.CSTNode, tuple[int, int, int, int]], StatementPositions]:
@@ -165,17 +172,16 @@ def test_statement_positions_equal_the_whole_trees(name: str, text: str) -> None
     tree = ast.parse(text)
     starts = statement_starts(region_spans(module, tree.body, 0, lines), 0)
     whole = code_positions(module)
-    walk = _Paths()
-    module.visit(walk)
+    found = _paths_of(module)
     positions = StatementPositions(module, starts)
-    inside = [(node, path) for node, path in walk.found if path]
+    inside = [(node, path) for node, path in found if path]
     for node, path in inside:
         assert positions.span(node, path) == whole[node], (name, node)
     # Each node in a statement was served by a statement's own code generation.
     assert positions._whole is None
     assert len(inside) > 0 or not module.body
     # The module's own node and its header and footer lines come from the whole tree's.
-    for node, path in walk.found:
+    for node, path in found:
         assert positions.span(node, path) == whole[node], (name, node)
 
 
@@ -202,9 +208,7 @@ def test_a_statements_first_line_is_its_first_tokens_without_code_generation(
     name: str, text: str
 ) -> None:
     module, whole, positions = _statement_positions(text)
-    walk = _Paths()
-    module.visit(walk)
-    for node, path in walk.found:
+    for node, path in _paths_of(module):
         if type(node) in _STATEMENTS and not (len(path) > 1 and _is_elif(path[-2], node)):
             decorators = getattr(node, "decorators", ())
             first = whole[decorators[0] if decorators else node][0]
@@ -220,9 +224,7 @@ def test_header_positions_asked_before_their_statements_equal_the_whole_trees(
     # served by the header's code generation alone; the statement's body and the
     # statement then by the whole statement's.
     module, whole, positions = _statement_positions(text)
-    walk = _Paths()
-    module.visit(walk)
-    inside = [(node, path) for node, path in walk.found if path]
+    inside = [(node, path) for node, path in _paths_of(module) if path]
     for node, path in [*inside[::-1], *inside]:
         assert positions.span(node, path) == whole[node], (name, node)
     assert positions._whole is None
@@ -266,14 +268,13 @@ def test_positions_after_an_edit_come_from_a_parse_of_the_edited_code(name: str,
     edited = cst.parse_module(text).visit(_AddLines())
     code = edited.code
     whole = code_positions(edited)
-    walk = _Paths()
-    edited.visit(walk)
+    found = _paths_of(edited)
     positions = StatementPositions(edited, _starts_of(edited, code, 0))
-    for node, path in [(node, path) for node, path in walk.found if path]:
+    for node, path in [(node, path) for node, path in found if path]:
         assert positions.span(node, path) == whole[node], (name, node)
     if "added = 1" in code:
         assert positions._whole is None, "served by the statements' own code generation"
-    for node, path in walk.found:
+    for node, path in found:
         assert positions.span(node, path) == whole[node], (name, node)
 
 
@@ -282,11 +283,9 @@ def test_positions_after_an_edit_inside_a_methods_stand_in_class() -> None:
 
     text = "class K:\n    def m(self):\n        x = 1\n        return x.cuda()\n"
     edited = cst.parse_module(text).visit(_AddLines())
-    walk = _Paths()
-    edited.visit(walk)
     whole = code_positions(edited)
     positions = StatementPositions(edited, _starts_of(edited, edited.code, 1))
-    for node, path in walk.found[1:]:
+    for node, path in _paths_of(edited)[1:]:
         if len(path) > 1:
             assert positions.span(node, path) == whole[node], node
     assert positions._whole is None
