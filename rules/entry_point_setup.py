@@ -17,6 +17,7 @@ import libcst as cst
 from migrator import data
 from migrator.analysis.ast_lines import (
     first_line,
+    identifiers,
     is_word,
     logical_groups,
     walk,
@@ -283,11 +284,11 @@ _SIGNAL_NAMES = frozenset(
 def _may_have_a_reason(tree: ast.Module, view: FileView) -> bool:
     """Whether a file with a main block may be an entry (`_entry_reason`), or a device
     script it reports: a launch command of the project runs it, or its tree holds an
-    identifier a training signal or device use needs (`_SIGNAL_NAMES`, a `*Trainer`, a
-    name or module path with "train" in it, the devices' names) or a string naming a
-    device. A superset of what `visit_Call` and `visit_SimpleString` collect: on torch's
-    source it spares a LibCST parse and two whole-module passes to 24 of the 25 files
-    with a main block that are neither."""
+    identifier (`ast_lines.identifiers`) a training signal or device use needs
+    (`_SIGNAL_NAMES`, a `*Trainer`, a name or module path with "train" in it, the devices'
+    names) or a string naming a device. A superset of what `visit_Call` and
+    `visit_SimpleString` collect: on torch's source it spares a LibCST parse and two
+    whole-module passes to 24 of the 25 files with a main block that are neither."""
     if view.project.entry(view.path) is not None:
         return True
     devices = (view.target.source_device_type, view.target.device_type)
@@ -299,7 +300,7 @@ def _may_have_a_reason(tree: ast.Module, view: FileView) -> bool:
             if isinstance(value, str) and any(retarget_device(value, d, d) for d in devices):
                 return True
             continue
-        for name in _identifiers(node):
+        for name in identifiers(node):
             if (
                 name in _SIGNAL_NAMES
                 or name in devices
@@ -308,22 +309,6 @@ def _may_have_a_reason(tree: ast.Module, view: FileView) -> bool:
             ):
                 return True
     return False
-
-
-def _identifiers(node: ast.AST) -> list[str]:
-    """The identifiers a stdlib node spells: a name, an attribute, a definition's name,
-    each part of an imported module's path and its alias."""
-    if isinstance(node, ast.Name):
-        return [node.id]
-    if isinstance(node, ast.Attribute):
-        return [node.attr]
-    if isinstance(node, ast.alias):
-        return [*node.name.split("."), *((node.asname,) if node.asname else ())]
-    if isinstance(node, ast.ImportFrom):
-        return node.module.split(".") if node.module else []
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    return []
 
 
 def _is_not_none_test(test: cst.BaseExpression, name: str) -> bool:

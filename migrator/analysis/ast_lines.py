@@ -81,6 +81,33 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def identifiers(found: ast.AST) -> tuple[str, ...]:
+    """The identifiers of a stdlib node that LibCST spells as `Name` nodes, which the
+    decisions read (and resolve) as names: names, attributes, keywords, parameters,
+    definitions, imported and declared names."""
+    if isinstance(found, ast.Name):
+        return (found.id,)
+    if isinstance(found, ast.Attribute):
+        return (found.attr,)
+    if isinstance(found, (ast.keyword, ast.arg)):
+        return (found.arg,) if found.arg else ()
+    if isinstance(found, ast.alias):
+        return (*found.name.split("."), *((found.asname,) if found.asname else ()))
+    if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (found.name,)
+    if isinstance(found, ast.ImportFrom):
+        return tuple(found.module.split(".")) if found.module else ()
+    if isinstance(found, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (found.name,) if found.name else ()
+    if isinstance(found, (ast.Global, ast.Nonlocal)):
+        return tuple(found.names)
+    if isinstance(found, ast.MatchMapping):
+        return (found.rest,) if found.rest else ()
+    if isinstance(found, ast.MatchClass):
+        return tuple(found.kwd_attrs)
+    return ()
+
+
 # The fields of each node type `walk_outside_bodies` reads: `walk`'s, without the body
 # of a function or class.
 _OUTSIDE_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}

@@ -35,7 +35,7 @@ from typing import cast
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import nested_statements, summary, walk
+from migrator.analysis.ast_lines import identifiers, nested_statements, summary, walk
 from migrator.analysis.bindings import dotted_parts, import_bindings
 from migrator.analysis.cst_helpers import dotted_name, string_value
 from migrator.analysis.cst_walk import children
@@ -495,7 +495,7 @@ def _ast_test_words(
                 text = inner.value.lower()
                 found.update(word for word in wanted if word in text)
         else:
-            for identifier in _identifiers(inner):
+            for identifier in identifiers(inner):
                 found.update(wanted & _words(identifier))
                 for value in names.get(identifier, ()):
                     if value:
@@ -503,33 +503,6 @@ def _ast_test_words(
         if len(found) == len(wanted):
             break
     return frozenset(found)
-
-
-def _identifiers(found: ast.AST) -> tuple[str, ...]:
-    """The identifiers of a stdlib node that LibCST spells as `Name` nodes, which the
-    decisions read (and resolve) as names: names, attributes, keywords, parameters,
-    definitions, imported and declared names."""
-    if isinstance(found, ast.Name):
-        return (found.id,)
-    if isinstance(found, ast.Attribute):
-        return (found.attr,)
-    if isinstance(found, (ast.keyword, ast.arg)):
-        return (found.arg,) if found.arg else ()
-    if isinstance(found, ast.alias):
-        return (*found.name.split("."), *((found.asname,) if found.asname else ()))
-    if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (found.name,)
-    if isinstance(found, ast.ImportFrom):
-        return tuple(found.module.split(".")) if found.module else ()
-    if isinstance(found, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
-        return (found.name,) if found.name else ()
-    if isinstance(found, (ast.Global, ast.Nonlocal)):
-        return tuple(found.names)
-    if isinstance(found, ast.MatchMapping):
-        return (found.rest,) if found.rest else ()
-    if isinstance(found, ast.MatchClass):
-        return tuple(found.kwd_attrs)
-    return ()
 
 
 def _ast_chain(node: ast.If) -> Iterator[ast.If]:
@@ -677,7 +650,7 @@ def _ast_feature(node: ast.AST, names: Mapping[str, Sequence[str | None]], devic
     """`_cuda_feature`'s superset: a name, attribute or imported name's last part that
     holds the device among other words (`enable_cuda_graph`)."""
     for found in walk(node):
-        for identifier in _identifiers(found):
+        for identifier in identifiers(found):
             spelled = [identifier, *(value for value in names.get(identifier, ()) if value)]
             for name in spelled:
                 words = _words(name.rsplit(".", 1)[-1])
@@ -718,7 +691,7 @@ def _ast_cuda_only_work(
                     return True
                 continue
             # A name resolves by what an import binds it to; an attribute chain too.
-            for identifier in _identifiers(found):
+            for identifier in identifiers(found):
                 for head in names.get(identifier, ()):
                     if head is not None and _cuda_only_name(head, device):
                         return True
