@@ -436,3 +436,23 @@ def test_strings_are_blanked_as_the_tokenizer_reads_them() -> None:
         assert without_strings(text) == _blanked_by_definition(text), repr(text)
     for name, text in TEXTS:
         assert without_strings(text) == _blanked_by_definition(text), name
+
+
+def test_the_finders_dfa_finds_what_its_first_automaton_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from migrator.analysis import occurrences
+
+    texts = [text for _, text in TEXTS]
+    monkeypatch.setattr(occurrences, "_DFA_AFTER", 0)
+    dfa = Finder(literals_of(RULES))
+    with_dfa = [dfa.scan(text)._found for text in texts]
+    monkeypatch.setattr(occurrences, "_DFA_AFTER", 10**12)
+    nfa = Finder(literals_of(RULES))
+    assert [nfa.scan(text)._found for text in texts] == with_dfa
+    # The real threshold: a run's first texts on one automaton, the rest on the other.
+    monkeypatch.undo()
+    switching = Finder(literals_of(RULES))
+    assert sum(map(len, texts)) > occurrences._DFA_AFTER
+    assert [switching.scan(text)._found for text in texts] == with_dfa
+    assert switching._scanned > occurrences._DFA_AFTER
