@@ -542,12 +542,7 @@ def may_leave_alone(
         if _TESTING.isdisjoint(summary(statement).kinds):
             continue
         # A function's own imports count too (`import torch.cuda as tc` inside it).
-        scope: Mapping[str, Sequence[str | None]] = names
-        if summary(statement).imports:
-            merged: dict[str, list[str | None]] = {k: list(v) for k, v in names.items()}
-            for name, dotted in summary(statement).imports:
-                merged.setdefault(name, []).append(dotted)
-            scope = merged
+        scope = with_own_imports(names, (statement,))
         linked: set[int] = set()
         # An `if` or `assert` is only ever a statement: no expression is walked.
         for node in nested_statements((statement,)):
@@ -564,6 +559,21 @@ def may_leave_alone(
             ):
                 return True
     return False
+
+
+def with_own_imports(
+    names: Mapping[str, Sequence[str | None]], statements: Sequence[ast.stmt]
+) -> Mapping[str, Sequence[str | None]]:
+    """`names` (what the module's imports bind each name to) with what the imports inside
+    `statements` bind added (`import torch.cuda as tc` in a function): `names` itself
+    where they import nothing."""
+    nested = [pair for statement in statements for pair in summary(statement).imports]
+    if not nested:
+        return names
+    merged: dict[str, list[str | None]] = {name: list(bound) for name, bound in names.items()}
+    for name, dotted in nested:
+        merged.setdefault(name, []).append(dotted)
+    return merged
 
 
 def plain_chain(

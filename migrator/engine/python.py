@@ -62,7 +62,11 @@ from migrator.analysis.bindings import (
     import_bindings,
     module_bindings,
 )
-from migrator.analysis.device_regions import plain_chain, says_only_on_source
+from migrator.analysis.device_regions import (
+    plain_chain,
+    says_only_on_source,
+    with_own_imports,
+)
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
@@ -1528,14 +1532,11 @@ def _skeleton(
         or not all(rule.trigger.local and not rule.trigger.reads_around for rule in active)
     ):
         return None
-    nested = [pair for node in region.statements for pair in summary(node).imports]
-    if nested:
-        merged: dict[str, list[str | None]] = {name: list(v) for name, v in names.items()}
-        for name, dotted in nested:
-            merged.setdefault(name, []).append(dotted)
-        names = merged
     opens = functools.partial(
-        plain_chain, names=names, target=target, commented=says_only_on_source(body)
+        plain_chain,
+        names=with_own_imports(names, region.statements),
+        target=target,
+        commented=says_only_on_source(body),
     )
     every = sorted({line for found in hot.values() for line in found})
     return cold_skeleton(
