@@ -238,6 +238,9 @@ def shadowed(x):
 
 def imported(x):
 {PADDING}    import numpy as torch
+    with open(x) as handle:
+        from os import path
+        size = describe("a long statement beside an import, with no token of its own")
     return torch.cuda.current_device()
 
 
@@ -306,6 +309,8 @@ def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
     # (its CUDA-only work keeps the chain on CUDA).
     (imported,) = by_function["imported"]
     assert MARK in imported and "import numpy as torch" in imported
+    # A cold block that imports stays, but the statements beside its import do not.
+    assert "from os import path" in imported and "beside an import" not in imported
     (guarded,) = by_function["guarded"]
     assert MARK in guarded and "a long statement inside the if" in guarded
     assert "torch.cuda.is_available()" in outcome.text.split("def guarded")[1]
@@ -318,9 +323,11 @@ def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
     assert "x = x.npu()" in outcome.text.split("def plain")[1]
     (raising,) = by_function["raising"]
     assert "a plain statement" in raising
-    # A loop whose block ends in a comment stays: the comment would move to the `if`.
+    # A loop whose block ends in a comment stays, the comment in it (a stand-in for the
+    # loop would move the comment to the `if`); the statement inside it does not.
     (commented,) = by_function["commented"]
-    assert MARK in commented and "x = x + step" in commented
+    assert "for step in range(3):" in commented and "# CUDA only" in commented
+    assert "x = x + step" not in commented
     _fast_is_full(SKELETAL, LOCAL_RULES)
     _fast_is_full(SKELETAL, RULES)
 
@@ -378,7 +385,9 @@ def test_a_skeleton_that_fails_gives_way_to_the_text(
 )
 def test_a_loop_followed_by_a_comment_deeper_than_it_stays(after: str, stood_in: bool) -> None:
     """LibCST keeps a comment indented at least as deep as a block in that block: the loop
-    around it is stood in only where the comment would stay where it is."""
+    around it is stood in only where the comment would stay where it is; elsewhere the
+    loop stays, and the statement inside it is stood in (the comment stays in its
+    block)."""
     text = (
         f"def f(x):\n    for step in range(3):\n        x = x + step\n{after}    return x.cuda()\n"
     )
@@ -386,6 +395,6 @@ def test_a_loop_followed_by_a_comment_deeper_than_it_stays(after: str, stood_in:
     (function,) = ast.parse(text).body
     hot = [1, len(lines)]
     skeleton = cold_skeleton([function], lines, (1, len(lines)), text, hot, 0)
-    assert (skeleton is not None) is stood_in
-    if skeleton is not None:
-        assert "for step" not in skeleton.body and after in skeleton.body
+    assert skeleton is not None and after in skeleton.body
+    assert ("for step" not in skeleton.body) is stood_in
+    assert "x + step" not in skeleton.body

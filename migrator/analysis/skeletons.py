@@ -13,7 +13,10 @@ The one line binds what the statement binds in its scope, as name resolution rea
 scope's bindings (`migrator.analysis.scopes`): `a = b = None` for a statement that
 assigns `a` and defines `b`, else `pass`. A statement whose bindings that cannot say
 stays: one that imports (an import binds a dotted name), declares a name `global` or
-`nonlocal`, or holds a `match` (in its own scope; a nested function's are its own).
+`nonlocal`, or holds a `match` (in its own scope; a nested function's are its own); so
+does one of the kinds below. A compound statement that stays is read like one with a
+token: the statements in its blocks may still be stood in (all but the import in a
+function that imports one name).
 
 Never stood in either: a statement sharing a line with code outside it (`if x: y = 1`,
 `a; b`), one inside an `if` that holds a token unless the caller says the chain's bodies
@@ -233,13 +236,17 @@ def _collect(
     for block in _blocks(statement, opens, lines):
         for start, end, members in logical_groups(block, lines):
             index = bisect.bisect_left(hot, start)
-            if index < len(hot) and hot[index] <= end:
-                if len(members) == 1:
-                    _collect(members[0], lines, hot, cold, opens)
-            elif _may_stand_in(start, end, members, lines):
+            if not (index < len(hot) and hot[index] <= end) and may_stand_in(
+                start, end, members, lines
+            ):
                 names = scope_bindings(members)
                 if names is not None:
                     cold.append((start, end, names, members))
+                    continue
+            # Hot, or cold but not to be stood in whole (it imports, or shares a line):
+            # its blocks' statements may be.
+            if len(members) == 1:
+                _collect(members[0], lines, hot, cold, opens)
 
 
 def _blocks(
@@ -274,7 +281,7 @@ def _is_elif(node: ast.If, lines: Sequence[str]) -> bool:
     return line[_column(line, node.col_offset) :].startswith("elif")
 
 
-def _may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequence[str]) -> bool:
+def may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Sequence[str]) -> bool:
     """Whether lines `start`..`end` hold these statements and nothing else, and standing
     them in moves no comment to another statement (see the module docstring)."""
     head, tail = lines[start - 1], lines[end - 1]
@@ -352,4 +359,4 @@ def restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
     return code
 
 
-__all__ = ["MARK", "Skeleton", "cold_skeleton", "restored", "scope_bindings"]
+__all__ = ["MARK", "Skeleton", "cold_skeleton", "may_stand_in", "restored", "scope_bindings"]
