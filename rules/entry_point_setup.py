@@ -19,6 +19,7 @@ from migrator.analysis.ast_lines import (
     first_line,
     identifiers,
     is_word,
+    last_line,
     logical_groups,
     walk,
     walk_outside_bodies,
@@ -31,6 +32,7 @@ from migrator.contract.entries import named as _named
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView, Trigger, Unit
 from migrator.core.model import ActionName, Safety
+from migrator.core.target import Target
 from migrator.formats.sources import split_lines
 
 # Calls that do the training's work (not just build its parts): at module level, outside a
@@ -311,6 +313,95 @@ def _may_have_a_reason(tree: ast.Module, view: FileView) -> bool:
     return False
 
 
+# What NPU090 (npu-runtime-settings, built on this rule) looks for in a module's code: a
+# module that already sets one of these gets no suggestion.
+RUNTIME_SETTINGS = ("allow_internal_format", "set_compile_mode")
+# A top-level definition shorter than this is parsed as it is (`_quiet_definitions`).
+_QUIET_LEAST = 256
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _quiet_definitions(
+    body: Sequence[ast.stmt], lines: Sequence[str], target: Target
+) -> frozenset[int]:
+    """The indices of the top-level functions and classes in `body` (a module's
+    statements; `lines`: its lines) in which this rule's pass, and NPU090's, collect and
+    read nothing: their text spells no name `visit_Call` counts as a training signal or
+    device use (`_SIGNAL_NAMES`, the devices' names, "train" in any case, which also
+    covers `*Trainer` and the main block's own `train*()`), no name a top-level
+    import binds to one that spells one (`from torch.optim import AdamW`, then `AdamW()`),
+    no `import` (`visit_Import` looks for an earlier set-up) and none of
+    `RUNTIME_SETTINGS`; a device string spells a device's name. A definition's own name
+    is all the rule reads of it (`_local_functions`), and its stand-in keeps that.
+
+    None where a top-level star import's module spells such a name (what it binds is
+    not spelled), nor the statement the set-up block goes before (the anchor of its report
+    and suppression), nor one shorter than `_QUIET_LEAST` characters."""
+    devices = (target.source_device_type, target.device_type)
+    spans = [(first_line(statement), last_line(statement)) for statement in body]
+
+    def text(index: int) -> str:
+        first, last = spans[index]
+        return "".join(lines[first - 1 : last])
+
+    words = {*_SIGNAL_NAMES, *devices}
+    signal = re.compile(
+        rf"\b(?:{'|'.join(map(re.escape, sorted(words)))})\b|(?i:train)|"
+        + "|".join(RUNTIME_SETTINGS)
+    )
+    # A name resolves to a dotted one only through an import (`ModuleBindings.resolve`,
+    # read off the whole file): the names imports at top level bind to one that spells
+    # a signal count as spelling one.
+    for statement in body:
+        # A simple statement other than an import holds none (a table may be huge).
+        if isinstance(statement, _DEFINITIONS) or not (
+            isinstance(statement, (ast.Import, ast.ImportFrom)) or hasattr(statement, "body")
+        ):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    if signal.search(f"{module}.{alias.name}") is None:
+                        continue
+                    if alias.name == "*":
+                        return frozenset()
+                    words.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if signal.search(alias.name) is not None:
+                        words.add(alias.asname or alias.name.split(".", 1)[0])
+    spelled = re.compile(
+        rf"\b(?:{'|'.join(map(re.escape, sorted(words)))})\b|(?i:train)|"
+        + "|".join(RUNTIME_SETTINGS)
+    )
+    # The statement the set-up block goes before (after the docstring and the
+    # `from __future__` imports, `_insertion_index`), and every one above it.
+    anchor = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        anchor = 1
+    while (
+        anchor < len(body)
+        and isinstance(body[anchor], ast.ImportFrom)
+        and body[anchor].module == "__future__"  # type: ignore[attr-defined]
+    ):
+        anchor += 1
+    imports = re.compile(r"\bimport\b")
+    quiet = set()
+    for index in range(anchor + 1, len(body)):
+        if not isinstance(body[index], _DEFINITIONS):
+            continue
+        code = text(index)
+        if (
+            len(code) >= _QUIET_LEAST
+            and spelled.search(code) is None
+            and imports.search(code) is None
+            and _MARK not in code
+        ):
+            quiet.add(index)
+    return frozenset(quiet)
+
+
 def _is_not_none_test(test: cst.BaseExpression, name: str) -> bool:
     """`<name> is not None` (a plain check: libcst.matchers costs start-up time)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
@@ -451,6 +542,7 @@ class EntryPointSetup(PythonRule):
         gate=_may_be_entry,
         # Its pass skips the statements of plain data too (`visit_Module`).
         skips_data=True,
+        quiet_definitions=_quiet_definitions,
     )
     priority = 900
     # Not a device edit: it applies inside code that already handles the NPU too.

@@ -7,9 +7,7 @@ import libcst as cst
 from migrator.contract.rule import Example
 from migrator.contract.unsupported import reported
 from migrator.core.model import FixAvailability, Safety
-from rules.entry_point_setup import EntryPointSetup
-
-_SETTINGS = ("allow_internal_format", "set_compile_mode")
+from rules.entry_point_setup import RUNTIME_SETTINGS, EntryPointSetup
 
 
 class NpuRuntimeSettings(EntryPointSetup):
@@ -65,7 +63,7 @@ class NpuRuntimeSettings(EntryPointSetup):
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         code = self.ctx.shared.code(original_node)
-        if any(setting in code for setting in _SETTINGS):
+        if any(setting in code for setting in RUNTIME_SETTINGS):
             return updated_node
         return super().leave_Module(original_node, updated_node)
 

@@ -502,3 +502,135 @@ def test_the_main_block_gate_turns_away_no_file_the_rules_act_on() -> None:
             outcome = migrate_python(text, rel, rules, NPU, RuleOptions(), full=True)
             assert outcome.text == text and not outcome.findings, rel
     assert turned > 0
+
+
+def _helper(name: str) -> str:
+    """A top-level function of 14 lines that spells nothing NPU030 or NPU090 collects."""
+    adds = "".join(f"    total += values[{j}] * {j}\n" for j in range(12))
+    return f"def {name}(values):\n    total = 0\n{adds}    return total\n\n\n"
+
+
+_PAD = "    # " + "pad " * 70 + "\n"
+
+
+def _quiet_entry(head: str = "", extra: str = "") -> str:
+    """An entry script past the size from which NPU030 stands in quiet definitions."""
+    helpers = "".join(_helper(f"helper_{i}") for i in range(100))
+    return (
+        f'"""Fit."""\nimport torch\n{head}\n\n{helpers}{extra}'
+        + "def main():\n    torch.cuda.synchronize()\n    loss = torch.ones(1)\n"
+        + "    loss.backward()\n\n\n"
+        + _MAIN
+    )
+
+
+def _entry_rules() -> list[type]:
+    return [rule for rule in _all_rules() if rule.code in ("NPU030", "NPU090")]
+
+
+@pytest.mark.parametrize("every", [True, False], ids=["after_region_edits", "entry_rules"])
+def test_a_large_entrys_quiet_definitions_are_stood_in_for_and_put_back(
+    monkeypatch: pytest.MonkeyPatch, every: bool
+) -> None:
+    from migrator.engine import python
+
+    text = _quiet_entry()
+    assert len(text) > 32_768
+    # With every rule, NPU012 first rewrites main's torch.cuda call by region, so the
+    # stand-ins are placed from the original's tree moved by that change.
+    rules = _all_rules() if every else _entry_rules()
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    parsed = record_parses(monkeypatch)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert "torch_npu" in fast.text
+    assert fast.text == full.text
+    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+    whole = [code for code in parsed if code.startswith('"""Fit."""')]
+    assert len(whole) == 1
+    assert "def helper_7(): ...  # __migrate_table_" in whole[0]
+    assert "total += values" not in whole[0]
+    monkeypatch.setattr(python, "restored", lambda code, stand_ins: None)
+    plain = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert plain.text == fast.text
+    assert [str(f) for f in plain.findings] == [str(f) for f in fast.findings]
+
+
+@pytest.mark.parametrize(
+    ("head", "extra", "kept"),
+    [
+        pytest.param("", "", None, id="quiet"),
+        pytest.param(
+            "from torch.optim import AdamW\n", "def build(p):\n" + _PAD + "    return AdamW(p)\n",
+            "build", id="an_import_binds_a_signal",
+        ),
+        pytest.param("", "def place(x):\n" + _PAD + "    return x.to('cuda:1')\n", "place",
+                     id="device_string"),
+        pytest.param("", "def load():\n" + _PAD + "    import os\n", "load", id="imports"),
+        pytest.param("", "def fit_once(m):\n" + _PAD + "    m.step()\n", "fit_once",
+                     id="work_method"),
+        pytest.param("", "def Loop(m):\n" + _PAD + "    return MyTrainer(m)\n", "Loop",
+                     id="trainer"),
+        pytest.param("", "def tune():\n" + _PAD + "    set_compile_mode(jit_compile=False)\n",
+                     "tune", id="runtime_setting"),
+        pytest.param("from torch.optim import *\n", "", "helper_0", id="signal_star_import"),
+        pytest.param("from os.path import *\n", "", None, id="other_star_import"),
+    ],
+)  # fmt: skip
+def test_only_definitions_that_spell_nothing_the_entry_rules_read_are_stood_in(
+    head: str, extra: str, kept: str | None
+) -> None:
+    from migrator.formats.sources import split_lines
+    from rules.entry_point_setup import _quiet_definitions
+
+    text = _quiet_entry(head, extra + "\n\n")
+    tree = ast.parse(text)
+    quiet = _quiet_definitions(tree.body, split_lines(text), NPU)
+    names = {getattr(statement, "name", None) for statement in tree.body}
+    quiet_names = {getattr(tree.body[index], "name", None) for index in quiet}
+    assert "main" not in quiet_names
+    if kept is None:
+        assert quiet_names == names - {"main", None}
+    else:
+        assert kept not in quiet_names
+    rules = _entry_rules()
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert fast.text == full.text
+    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+
+
+def test_the_statement_the_block_goes_before_is_never_stood_in() -> None:
+    from migrator.formats.sources import split_lines
+    from rules.entry_point_setup import _quiet_definitions
+
+    # No import above the helpers: the set-up block goes before the first one, where
+    # its report and suppression comment are read.
+    text = '"""Fit."""\nfrom __future__ import annotations\n\n\n' + _helper("first") * 1
+    text += _quiet_entry().split('"""Fit."""\n', 1)[1]
+    tree = ast.parse(text)
+    quiet = _quiet_definitions(tree.body, split_lines(text), NPU)
+    assert 2 not in quiet and tree.body[2].name == "first"  # type: ignore[attr-defined]
+    assert 4 in quiet
+
+
+def test_quiet_definitions_after_region_changes_move_by_them() -> None:
+    from migrator.engine.python import _Moved, _moved_definitions
+    from migrator.formats.sources import split_lines
+
+    text = "import os\n\n\ndef a():\n    x = 1\n    return x\n\n\ndef b():\n    return 2\n"
+    tree = ast.parse(text)
+    lines = split_lines(text)
+
+    def every(body: object, lines: object, target: object) -> frozenset[int]:
+        return frozenset({1, 2})
+
+    def spans(changes: list[tuple[int, int, list[str]]]) -> list[tuple[int, int]] | None:
+        found = _moved_definitions(_Moved(tree, lines, changes), NPU, [every])
+        return None if found is None else [(first, last) for first, last, _ in found]
+
+    # may_stand_in needs nothing after a definition but blank lines or less indented code.
+    assert spans([]) == [(4, 6), (9, 10)]
+    # A line added inside a() moves b(); a() itself, changed, is parsed as it is.
+    assert spans([(5, 5, ["    x = 1\n", "    y = 2\n"])]) == [(10, 11)]
+    # A change to an import may change what the rules resolve: nothing is stood in.
+    assert spans([(1, 1, ["import sys\n"])]) is None

@@ -64,7 +64,13 @@ engine's business. The trigger holds
 - `skips_data=True` (a whole-module rule): the rule acts on nothing in a top-level
   assignment of plain data (literals, names and attributes, with no call and no string
   naming the source or the target device; `statement_spans.data_assignments`), so the
-  fast path may parse a large module with a one-name stand-in for each large table.
+  fast path may parse a large module with a one-name stand-in for each large table;
+- `quiet_definitions(body, lines, target)` (a whole-module rule): of the module's
+  top-level statements (`body`; `lines`: the file's lines), the indices of the function
+  and class definitions in which the rule's pass collects, reads and changes nothing
+  (what it gathers elsewhere, a name's binding aside); the fast path may parse a large
+  module with a one-line definition of the same name standing in for each, when every
+  whole-module rule that runs there names it.
 
 A gate must never say False where the rule would act: `tests/test_fast_path.py` runs the
 fast path (which reads the trigger) against the full path (which ignores it).
@@ -154,6 +160,7 @@ class RegionView:
 
 RegionGate = Callable[[RegionView], bool]
 Facts = Callable[[ast.Module, str], object]
+QuietDefinitions = Callable[[Sequence[ast.stmt], Sequence[str], Target], frozenset[int]]
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,7 @@ class Trigger:
     reads_around: bool = False
     elements: bool = False
     skips_data: bool = False
+    quiet_definitions: QuietDefinitions | None = None
 
     @property
     def whole_module(self) -> bool:

@@ -70,7 +70,7 @@ from migrator.analysis.device_regions import (
 from migrator.analysis.occurrences import Occurrences, any_between, finder
 from migrator.analysis.positions import StartLines, module_code
 from migrator.analysis.scopes import PassCache
-from migrator.analysis.skeletons import Skeleton, cold_skeleton, restored
+from migrator.analysis.skeletons import Skeleton, cold_skeleton, may_stand_in, restored
 from migrator.analysis.statement_spans import (
     Spanned,
     cold,
@@ -86,7 +86,7 @@ from migrator.contract.rule import (
     RuleOptions,
     WouldEdit,
 )
-from migrator.contract.trigger import FileView, RegionView
+from migrator.contract.trigger import FileView, QuietDefinitions, RegionView
 from migrator.core.model import Finding, FixAvailability, Outcome, settled
 from migrator.core.project import EMPTY as EMPTY_PROJECT
 from migrator.core.project import ProjectView
@@ -1283,19 +1283,28 @@ def _stand_ins(
     """A skeleton of a large module for rules that skip plain data: each top-level
     assignment of a large table (`statement_spans.data_assignments`; a string naming the
     source or target device keeps it) becomes `__migrate_table_<n>__ = (...)` over the
-    same lines (a comment on each), so positions stay; with (stand-in, the lines it
-    replaced) for each (`tree`: the stdlib parse of `text`, if the caller has one;
-    `moved`: the original's, and the changes that made `text`). None where there is
-    none, or a rule reads tables."""
+    same lines (a comment on each), so positions stay; and where every rule names its
+    quiet definitions (`Trigger.quiet_definitions`), each top-level function or class
+    they all name becomes `def <name>(): ...` (`class <name>: ...`) over its lines. With
+    (stand-in, the lines it replaced) for each (`tree`: the stdlib parse of `text`, if
+    the caller has one; `moved`: the original's, and the changes that made `text`).
+    None where there is none, or a rule reads tables."""
     if len(text) < _LARGE_MODULE or not all(rule.trigger.skips_data for rule in rules):
         return None
     if _STAND_IN.format("").rstrip("_") in text:
         return None
     lines = split_lines(text)
     words = (target.source_device_type, target.device_type)
+    quiet = [rule.trigger.quiet_definitions for rule in rules]
+    # Each definition's stand-in: (first line, last line, its one line).
+    definitions: list[tuple[int, int, str]] | None = None
     spans = None
     if tree is None and moved is not None:
         spans = _moved_tables(moved, words)
+        if spans is not None and None not in quiet:
+            # Where the changes may have touched what the rules read, no definition is
+            # stood in: parsing the changed text for them costs more than they spare.
+            definitions = _moved_definitions(moved, target, quiet) or []
     if spans is None:
         if tree is None:
             try:
@@ -1303,21 +1312,92 @@ def _stand_ins(
             except SourceError:
                 return None
         spans = data_assignments(tree, lines, words, _LARGE_TABLE)
-    if not spans:
+    if definitions is None and tree is not None and None not in quiet:
+        definitions = _quiet_definitions(tree.body, lines, target, quiet)
+    # (first line, last line, the stand-in's definition: None for a table's assignment).
+    found: list[tuple[int, int, str | None]] = [(first, last, None) for first, last in spans]
+    found = sorted([*found, *(definitions or ())])
+    if not found:
         return None
     stand_ins: list[tuple[str, str]] = []
-    for number, (first, last) in enumerate(reversed(spans)):
+    for number, (first, last, definition) in enumerate(reversed(found)):
         replaced = "".join(lines[first - 1 : last])
         ending = replaced[len(replaced.rstrip("\r\n")) :]
         # A comment on each line inside: lines that differ, as a diff of the module
         # before and after a pass needs (`remap_lines` is slow on many equal lines).
         name = _STAND_IN.format(number)
         inside = "".join(f"\n#{line}" for line in range(first + 1, last))
-        stand_in = f"{name} = ({inside}\n)" if last > first else f"{name} = ()"
+        if definition is not None:
+            stand_in = f"{definition}  # {name}{inside}" + (f"\n#{last}" if last > first else "")
+        else:
+            stand_in = f"{name} = ({inside}\n)" if last > first else f"{name} = ()"
         stand_in += ending
         stand_ins.append((stand_in, replaced))
         lines[first - 1 : last] = [stand_in]
     return "".join(lines), stand_ins
+
+
+def _moved_definitions(
+    moved: _Moved, target: Target, quiet: Sequence[QuietDefinitions | None]
+) -> list[tuple[int, int, str]] | None:
+    """`_quiet_definitions` of the changed text, read off the original's tree: those no
+    change lies in, moved by the lines the changes before each added. None (the changed
+    text is then parsed) where a change lies in a top-level statement that is not a
+    function or class (an import the rules read may have changed)."""
+    tree, lines, changes = moved
+    groups = logical_groups(tree.body, lines)
+    starts = [group[0] for group in groups]
+    for first, last, _ in changes:
+        index = max(bisect.bisect_right(starts, first) - 1, 0)
+        while index < len(groups) and groups[index][0] <= last:
+            _, end, members = groups[index]
+            if end >= first and not isinstance(members[0], _DEFINITIONS) and _imports(members):
+                return None
+            index += 1
+    found = []
+    for first, last, stand_in in _quiet_definitions(tree.body, lines, target, quiet):
+        if any(start <= last and end >= first for start, end, _ in changes):
+            continue
+        shift = sum(len(new) - (end - start + 1) for start, end, new in changes if end < first)
+        found.append((first + shift, last + shift, stand_in))
+    return found
+
+
+def _imports(statements: Sequence[ast.stmt]) -> bool:
+    """Whether an import statement is one of `statements` or inside one."""
+    return any(
+        isinstance(node, (ast.Import, ast.ImportFrom))
+        for statement in statements
+        if isinstance(statement, (ast.Import, ast.ImportFrom)) or hasattr(statement, "body")
+        for node in ast.walk(statement)
+    )
+
+
+def _quiet_definitions(
+    body: Sequence[ast.stmt],
+    lines: Sequence[str],
+    target: Target,
+    quiet: Sequence[QuietDefinitions | None],
+) -> list[tuple[int, int, str]]:
+    """The top-level definitions every rule's `quiet_definitions` names, that may be stood
+    in for alone on their lines (`skeletons.may_stand_in`): (first line, last line, the
+    one-line definition of the same name that stands in)."""
+    named: frozenset[int] | None = None
+    for found in quiet:
+        assert found is not None
+        named = found(body, lines, target) if named is None else named & found(body, lines, target)
+    found_spans = []
+    for index in sorted(named or ()):
+        statement = body[index]
+        first, last = first_line(statement), last_line(statement)
+        if not may_stand_in(first, last, [statement], lines):
+            continue
+        assert isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        stand_in = f"class {statement.name}: ..."
+        if not isinstance(statement, ast.ClassDef):
+            stand_in = f"def {statement.name}(): ..."
+        found_spans.append((first, last, stand_in))
+    return found_spans
 
 
 def _with_imports(text: str, requests: Sequence[ImportRequest]) -> str:
