@@ -17,7 +17,13 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator.analysis.positions import StatementPositions, code_positions, module_code
+from migrator.analysis import cst_walk
+from migrator.analysis.positions import (
+    StatementPositions,
+    code_positions,
+    module_code,
+    statement_texts,
+)
 from migrator.analysis.statement_spans import region_spans, statement_starts
 from migrator.contract.rule import _STATEMENTS
 from migrator.formats.sources import split_lines
@@ -320,3 +326,96 @@ def test_plain_parentheses_give_libcsts_code_and_put_its_hook_back() -> None:
     # Inside, the plain context manager stands in for it.
     with positions._plain_parentheses():
         assert vars(_BaseParenthesizedNode)["_parenthesize"] is positions._parenthesized
+
+
+class _EveryThird(cst.CSTTransformer):
+    """Rewrites every third simple statement line (its trailing comment) and indents every
+    fourth block with a tab: the statements inside it keep their nodes but not their
+    indentation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = 0
+        self.blocks = 0
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        self.seen += 1
+        if self.seen % 3:
+            return updated_node
+        comment = cst.TrailingWhitespace(
+            whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment("# edited")
+        )
+        return updated_node.with_changes(trailing_whitespace=comment)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        self.blocks += 1
+        return updated_node.with_changes(indent="\t") if self.blocks % 4 == 0 else updated_node
+
+
+_NO_NEWLINE_AT_END = "def f():\n    x = 1\n    return x"
+_FORM_FEED = "x = 1\n\x0c\ny = 2\n"
+_CONTINUED = "x = 1 + \\\n    2\ny = 3\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        *_statement_cases(),
+        ("no_newline_at_end", _NO_NEWLINE_AT_END),
+        ("form_feed", _FORM_FEED),
+        ("continued", _CONTINUED),
+    ],
+)
+def test_an_edited_trees_code_with_its_known_statements_is_libcsts(name: str, text: str) -> None:
+    """`module_code` with the code of the original's statements (`statement_texts`) gives
+    LibCST's code of an edited tree: the known code serves only the statements the edit
+    left as they were and where they were (not in a block it indented otherwise)."""
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
+    texts = statement_texts(starts, split_lines(text))
+    assert module_code(module, texts) == module.code, name
+    # The engine's walk, which keeps the nodes no edit is under (LibCST's rebuilds all).
+    edited = cst_walk.transform(module, _EveryThird(), False)
+    assert module_code(edited, texts) == edited.code, name
+
+
+def test_only_the_statements_an_edit_rebuilt_are_generated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from migrator.analysis import positions
+
+    text = "import os\n\n\ndef f(a):\n    # c\n    x = a\n\n    return x\n\n\n"
+    text += "y = 2\nz = [\n    3,\n]\n"
+    module = cst.parse_module(text)
+    tree = ast.parse(text)
+    starts = statement_starts(region_spans(module, tree.body, 0, split_lines(text)), 0)
+    texts = statement_texts(starts, split_lines(text))
+    # import, x = a, return x, y = 2, z = [...]
+    assert len(texts) == 5
+
+    class Three(cst.CSTTransformer):
+        def leave_Integer(
+            self, original_node: cst.Integer, updated_node: cst.Integer
+        ) -> cst.Integer:
+            return (
+                updated_node.with_changes(value="3") if original_node.value == "2" else updated_node
+            )
+
+    edited = cst_walk.transform(module, Three(), False)
+    generated: list[cst.CSTNode] = []
+    generate = positions._GENERATED
+
+    def recording(self: cst.SimpleStatementLine, state: object) -> None:
+        generated.append(self)
+        generate(self, state)
+
+    monkeypatch.setattr(positions, "_GENERATED", recording)
+    code = module_code(edited, texts)
+    assert code == edited.code == text.replace("y = 2", "y = 3")
+    # The statement the edit rebuilt, with its leading blank lines: no other.
+    assert [cst.Module([]).code_for_node(node) for node in generated] == ["\n\ny = 3\n"]

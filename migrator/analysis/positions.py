@@ -27,8 +27,12 @@ from libcst._nodes.internal import CodegenState
 Span = tuple[int, int, int, int]
 
 # id(statement) -> (the statement, the line its code starts on, the line of its first
-# token): see `StatementPositions`.
-StartLines = Mapping[int, tuple[cst.CSTNode, int, int]]
+# token, the line of its last): see `StatementPositions`.
+StartLines = Mapping[int, tuple[cst.CSTNode, int, int, int]]
+
+# id(simple statement line) -> (it, the indentation of its first token's line, its code):
+# see `statement_texts`.
+StatementTexts = Mapping[int, tuple[cst.CSTNode, str, str]]
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 
@@ -148,7 +152,10 @@ _NO_POSITION: contextlib.nullcontext[None] = contextlib.nullcontext()
 class _CodeState(CodegenState):
     """`CodegenState` without its position context, a generator wrapped by
     `contextlib.contextmanager` that every node's code generation enters (a quarter of
-    the time `Module.code` takes)."""
+    the time `Module.code` takes); `texts`: the code of statements known without
+    generating it (`module_code`)."""
+
+    texts: StatementTexts | None = None
 
     def record_syntactic_position(  # type: ignore[override]
         self, *args: object, **kwargs: object
@@ -206,12 +213,70 @@ def _plain_parentheses() -> Iterator[None]:
         _BaseParenthesizedNode._parenthesize = hook  # type: ignore[method-assign]
 
 
-def module_code(module: cst.Module) -> str:
-    """`module.code` (what `Module.code_for_node` does, with `_CodeState`)."""
+def module_code(module: cst.Module, texts: StatementTexts | None = None) -> str:
+    """`module.code` (what `Module.code_for_node` does, with `_CodeState`). `texts`: the
+    code of simple statement lines of the tree `module` was made from (`statement_texts`),
+    which serves for each of them `module` still holds where it is indented as it was,
+    instead of generating it again (an edit rebuilds only the nodes above it)."""
     state = _CodeState(default_indent=module.default_indent, default_newline=module.default_newline)
-    with _plain_parentheses():
-        module._codegen(state)
+    if not texts:
+        with _plain_parentheses():
+            module._codegen(state)
+        return "".join(state.tokens)
+    state.texts = texts
+    hook = vars(cst.SimpleStatementLine)["_codegen_impl"]
+    cst.SimpleStatementLine._codegen_impl = _known_or_generated  # type: ignore[method-assign]
+    try:
+        with _plain_parentheses():
+            module._codegen(state)
+    finally:
+        cst.SimpleStatementLine._codegen_impl = hook  # type: ignore[method-assign]
     return "".join(state.tokens)
+
+
+def _known_or_generated(self: cst.SimpleStatementLine, state: CodegenState) -> None:
+    """`SimpleStatementLine._codegen_impl`, which adds the statement's known code (`texts`
+    of a `_CodeState`) as two tokens, the code and its line ending (as the last token of
+    its generation is: `Module` reads it), where it may."""
+    texts = state.texts if isinstance(state, _CodeState) else None
+    known = None if texts is None else texts.get(id(self))
+    if known is not None and known[0] is self and "".join(state.indent_tokens) == known[1]:
+        text = known[2]
+        body = text.rstrip("\r\n")
+        state.tokens.append(body)
+        state.tokens.append(text[len(body) :])
+        return
+    _GENERATED(self, state)
+
+
+_GENERATED = vars(cst.SimpleStatementLine)["_codegen_impl"]
+
+
+def statement_texts(
+    starts: StartLines, lines: Sequence[str]
+) -> dict[int, tuple[cst.CSTNode, str, str]]:
+    """The code of each simple statement line `starts` knows the lines of, read off the
+    lines of its tree's code (`lines`, split as the tokenizer splits them): its leading
+    blank and comment lines and its own lines, with the indentation of the line its first
+    token is on. Not where its last line ends in a backslash (the logical line goes on)
+    or in no line ending."""
+    found: dict[int, tuple[cst.CSTNode, str, str]] = {}
+    for key, (node, start, first, last) in starts.items():
+        if not isinstance(node, cst.SimpleStatementLine) or not 1 <= start <= first <= last:
+            continue
+        if last > len(lines):
+            continue
+        end = lines[last - 1]
+        stripped = end.rstrip("\r\n")
+        if stripped == end or stripped.endswith("\\"):
+            continue
+        line = lines[first - 1]
+        found[key] = (
+            node,
+            line[: len(line) - len(line.lstrip(" \t"))],
+            "".join(lines[start - 1 : last]),
+        )
+    return found
 
 
 def code_positions(module: cst.Module) -> Mapping[cst.CSTNode, Span]:
@@ -324,6 +389,7 @@ class StatementPositions:
     def __init__(self, module: cst.Module, starts: StartLines) -> None:
         self._module = module
         self._starts = starts
+        self.starts = starts
         self._by_statement: dict[int, dict[cst.CSTNode, Span] | None] = {}
         # The ids of the compound statements `_by_statement` holds only the header of.
         self._headers: set[int] = set()

@@ -30,9 +30,11 @@ from migrator.analysis.positions import (
     Span,
     StartLines,
     StatementPositions,
+    StatementTexts,
     code_positions,
     first_token,
     module_code,
+    statement_texts,
 )
 from migrator.analysis.statements import suites
 
@@ -99,6 +101,12 @@ class PassCache:
         if by_statement is not None:
             return by_statement.first_line(statement, path)
         return self.positions(module)[first_token(statement)][0]
+
+    def statement_texts(self, module: cst.Module, lines: Sequence[str]) -> StatementTexts:
+        """The code of `module`'s simple statement lines (`positions.statement_texts`;
+        `lines`: its code's), where the engine knows where they are: none elsewhere."""
+        by_statement = self._statement_positions(module)
+        return {} if by_statement is None else statement_texts(by_statement.starts, lines)
 
     def _statement_positions(self, module: cst.Module) -> StatementPositions | None:
         if self._starts is None or self._starts[0] is not module:

@@ -235,12 +235,13 @@ def inner_statements(code: str, depth: int, offset: int = 0) -> tuple[ast.stmt, 
 
 def statement_starts(
     spans: Sequence[Spanned], offset: int
-) -> dict[int, tuple[cst.CSTNode, int, int]]:
+) -> dict[int, tuple[cst.CSTNode, int, int, int]]:
     """For each statement of `spans` (not an `elif`, which is part of its `if`): its id ->
     (the statement, the line of the region's parse its code starts on, its leading blank
-    and comment lines included, and the line of its first token); `offset`: the file
-    line before the parse's first line. What `positions.StatementPositions` reads."""
-    found: dict[int, tuple[cst.CSTNode, int, int]] = {}
+    and comment lines included, the line of its first token and the line of its last);
+    `offset`: the file line before the parse's first line. What
+    `positions.StatementPositions` reads."""
+    found: dict[int, tuple[cst.CSTNode, int, int, int]] = {}
     pending: list[tuple[Spanned, cst.CSTNode | None]] = [(span, None) for span in spans]
     while pending:
         span, parent = pending.pop()
@@ -251,7 +252,7 @@ def statement_starts(
             decorators = getattr(node, "decorators", ())
             if decorators:
                 lead += len(decorators[0].leading_lines)
-            found[id(node)] = (node, first - lead, first)
+            found[id(node)] = (node, first - lead, first, span.last - offset)
         pending.extend((inner, node) for inner in span.inner)
     return found
 

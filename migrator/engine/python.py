@@ -849,7 +849,9 @@ class _Run:
             if edits:
                 # Keep reporting original line numbers after a pass that added lines.
                 code = module_code(module) if code is None else code
-                new_code = module_code(new_module)
+                # The statements the pass left as they were keep their code.
+                texts = shared.statement_texts(module, split_lines(code))
+                new_code = module_code(new_module, texts)
                 if new_code.count("\n") != code.count("\n"):
                     line_map = remap_lines(code, new_code, line_map)
                 code = new_code
