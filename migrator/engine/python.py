@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from migrator.analysis import cst_walk
+from migrator.analysis import cst_inits, cst_walk
 from migrator.analysis.ast_lines import (
     LineSearch,
     alternatives,
@@ -155,6 +155,8 @@ def _parse_unvalidated(text: str) -> cst.Module:
     avoided). That was an eighth of each parse. The check is back for the nodes the
     rules build once the parse returns, raising or not; where a LibCST release no longer
     defines the hook on `CSTNode`, the parse validates as before."""
+    # A large run's nodes are built by the faster constructors (`cst_inits`).
+    cst_inits.parsing(len(text))
     hook = vars(cst.CSTNode).get("__post_init__")
     if hook is None:
         return cst.parse_module(text)
