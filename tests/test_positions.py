@@ -22,8 +22,11 @@ from migrator.analysis.positions import (
     StatementPositions,
     code_positions,
     module_code,
+    spelling,
     statement_texts,
+    unique_span,
 )
+from migrator.analysis.scopes import PassCache
 from migrator.analysis.statement_spans import region_spans, statement_starts
 from migrator.contract.rule import _STATEMENTS
 from migrator.formats.sources import split_lines
@@ -419,3 +422,62 @@ def test_only_the_statements_an_edit_rebuilt_are_generated(
     assert code == edited.code == text.replace("y = 2", "y = 3")
     # The statement the edit rebuilt, with its leading blank lines: no other.
     assert [cst.Module([]).code_for_node(node) for node in generated] == ["\n\ny = 3\n"]
+
+
+_SPELLINGS = {
+    # Dotted names with and without what makes them unspelt (a space, a comment or
+    # parentheses inside), strings over lines, numbers, and each twice or once.
+    "dotted": (
+        "import torch\ntorch.cuda.synchronize()\nx = torch . cuda\n"
+        "y = (torch).cuda.is_available()\nz = (torch.cuda).current_device()\n"
+        "w = torch.\\\n    npu\n"
+    ),
+    "strings": "a = '''one\ntwo'''\nb = 'cuda'\nc = ('cuda')\nd = 1.5j + 0x1F + 2.0\n",
+    "crlf": "a = '''one\r\ntwo'''\r\nb = torch.cuda\r\n",
+    "lone_cr": "a = '''one\rtwo'''\rb = torch.cuda\r",
+}
+
+
+@pytest.mark.parametrize(("name", "text"), [*sorted(_SPELLINGS.items()), *_statement_cases()])
+def test_a_nodes_spelling_found_once_in_the_code_is_where_it_is(name: str, text: str) -> None:
+    module = cst.parse_module(text)
+    whole = code_positions(module)
+    lines = split_lines(text)
+    served = 0
+    for node, (line, column, end_line, end_column) in whole.items():
+        spelt = spelling(node)
+        if spelt is None:
+            continue
+        # A spelling is the node's code between its syntactic ends.
+        inside = "".join(lines[line - 1 : end_line])
+        end = len(inside) - len(lines[end_line - 1]) + end_column
+        assert inside[column:end] == spelt, (name, spelt)
+        found = unique_span(text, spelt)
+        if found is not None:
+            served += 1
+            assert found == (line, column, end_line, end_column), (name, spelt)
+    assert served > 0 or not any(spelling(node) for node in whole)
+
+
+def test_a_spelling_that_occurs_twice_is_not_placed() -> None:
+    text = "x = 'cuda'\n# 'cuda' in a comment\n"
+    assert unique_span(text, "'cuda'") is None
+    assert unique_span(text, "'npu'") is None
+    # Overlapping occurrences count: "aa" occurs twice in "aaa".
+    assert unique_span("aaa", "aa") is None
+
+
+def test_a_span_found_in_the_known_code_generates_none() -> None:
+    text = "import torch\nx = torch.zeros(1, device='cuda')\ny = torch.ones(2)\n"
+    module = cst.parse_module(text)
+    cache = PassCache()
+    cache.know_code(module, text)
+    found = dict(_paths_of(module))
+    whole = code_positions(module)
+    device = next(node for node in found if spelling(node) == "'cuda'")
+    assert cache.span(module, device, found[device]) == whole[device]
+    assert cache._positions is None
+    # A spelling that occurs twice (`torch`) is placed by the code generation.
+    torch = next(node for node in found if spelling(node) == "torch" and found[node])
+    assert cache.span(module, torch, found[torch]) == whole[torch]
+    assert cache._positions is not None

@@ -476,3 +476,58 @@ def first_token(statement: cst.CSTNode) -> cst.CSTNode:
         return statement.body[0]
     decorators = getattr(statement, "decorators", ())
     return decorators[0] if decorators else statement
+
+
+# The leaves whose code is their `value`, whatever parentheses are around them.
+_SPELT = (cst.SimpleString, cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def spelling(node: cst.CSTNode) -> str | None:
+    """The code between `node`'s syntactic position's ends, where its fields alone say what
+    it is: a string, name or number's `value`; a dotted name (`torch.cuda.synchronize`)
+    with no space, comment or parenthesis inside it. None for any other node."""
+    if isinstance(node, _SPELT):
+        return node.value
+    if not isinstance(node, cst.Attribute):
+        return None
+    parts: list[str] = []
+    current: cst.BaseExpression = node
+    while isinstance(current, cst.Attribute):
+        dot = current.dot
+        if (
+            (current is not node and (current.lpar or current.rpar))
+            or not _no_space(dot.whitespace_before)
+            or not _no_space(dot.whitespace_after)
+        ):
+            return None
+        parts.append(current.attr.value)
+        current = current.value
+    if not isinstance(current, cst.Name) or current.lpar or current.rpar:
+        return None
+    parts.append(current.value)
+    return ".".join(reversed(parts))
+
+
+def _no_space(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
+    return isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value
+
+
+def unique_span(code: str, spelt: str) -> Span | None:
+    """The position `code_positions` gives the one node whose code between its syntactic
+    ends is `spelt` (`spelling`), read off the tree's `code`, where `spelt` occurs in it
+    just once (overlapping occurrences counted): the node's own code is then that
+    occurrence. None where it occurs twice or more (or not at all)."""
+    at = code.find(spelt)
+    if at < 0 or code.find(spelt, at + 1) >= 0:
+        return None
+    if "\r" in code:
+        # A lone "\r" ends a line too (`_PositionState.add_token`).
+        before = _NEWLINE.split(code[:at])
+        line, column = len(before), len(before[-1])
+    else:
+        line = code.count("\n", 0, at) + 1
+        column = at - code.rfind("\n", 0, at) - 1
+    inside = _NEWLINE.split(spelt) if "\n" in spelt or "\r" in spelt else (spelt,)
+    if len(inside) == 1:
+        return (line, column, line, column + len(spelt))
+    return (line, column, line + len(inside) - 1, len(inside[-1]))

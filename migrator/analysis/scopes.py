@@ -34,7 +34,9 @@ from migrator.analysis.positions import (
     code_positions,
     first_token,
     module_code,
+    spelling,
     statement_texts,
+    unique_span,
 )
 from migrator.analysis.statements import suites
 
@@ -86,7 +88,14 @@ class PassCache:
     def span(self, module: cst.Module, node: cst.CSTNode, path: Sequence[cst.CSTNode]) -> Span:
         """`node`'s position in `module`; `path`: the statements the walk is in, outermost
         first. On the tree the engine parsed (`know_starts`), worked out for the statement
-        around it; on a tree a pass built, from the whole tree's code generation."""
+        around it; on a tree a pass built, from the whole tree's code generation. A
+        string, name, number or dotted name whose code occurs once in the tree's code
+        (`know_code`) is found there, without generating any (`positions.unique_span`)."""
+        if self._code is not None and self._code[0] is module:
+            spelt = spelling(node)
+            found = None if spelt is None else unique_span(self._code[1], spelt)
+            if found is not None:
+                return found
         by_statement = self._statement_positions(module)
         if by_statement is not None:
             return by_statement.span(node, path)
