@@ -67,10 +67,19 @@ def migrate_python(
     (it imports LibCST)."""
     from migrator.engine import python
 
-    return python.migrate_python(
-        text, path, rules, target, options, full=full, inherited=inherited, project=project,
-        aliases=aliases, matched=matched, found=found,
-    )  # fmt: skip
+    # The collector waits while one file is migrated: the file's trees hold no cycle,
+    # and each young collection during the file walked them all; they are freed when it
+    # is done, and the collections after it find what cycles it left.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return python.migrate_python(
+            text, path, rules, target, options, full=full, inherited=inherited,
+            project=project, aliases=aliases, matched=matched, found=found,
+        )  # fmt: skip
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Prepared:
