@@ -147,6 +147,33 @@ def test_files_are_migrated_with_fewer_collections_and_the_thresholds_come_back(
     assert all(id(mine) in listed for mine in own)
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_collector_waits_while_a_file_is_migrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collecting: bool
+) -> None:
+    from migrator.engine import python
+
+    seen: list[bool] = []
+    real = python.migrate_python
+
+    def watched(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(python, "migrate_python", watched)
+    root = _tree(tmp_path / "small", 2)
+    settings = Settings(NPU, ("NPU001",), RuleOptions())
+    (gc.enable if collecting else gc.disable)()
+    try:
+        results = list(files.migrate_files(root, ["m00.py", "m01.py"], settings, jobs=1))
+        # Off while each file is migrated; the caller's setting is back after each.
+        assert seen == [False, False]
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable()
+    assert all(result.status is Status.CHANGED for result in results)
+
+
 def test_a_watch_from_the_planning_is_read_without_waiting_and_less_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
