@@ -7,6 +7,7 @@ import bisect
 import itertools
 import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -319,6 +320,9 @@ RUNTIME_SETTINGS = ("allow_internal_format", "set_compile_mode")
 # A top-level definition shorter than this is parsed as it is (`_quiet_definitions`).
 _QUIET_LEAST = 256
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Escapes that may spell a letter in a string's value (`"\x63uda"` is "cuda", as
+# `visit_SimpleString` reads it), and a backslash that joins a string's lines.
+_ESCAPE = re.compile(r"\\(?:[xuUN0-7]|\r|\n)")
 
 
 def _quiet_definitions(
@@ -331,8 +335,10 @@ def _quiet_definitions(
     covers `*Trainer` and the main block's own `train*()`), no name a top-level
     import binds to one that spells one (`from torch.optim import AdamW`, then `AdamW()`),
     no `import` (`visit_Import` looks for an earlier set-up) and none of
-    `RUNTIME_SETTINGS`; a device string spells a device's name. A definition's own name
-    is all the rule reads of it (`_local_functions`), and its stand-in keeps that.
+    `RUNTIME_SETTINGS`; a device string spells a device's name, where no escape in the
+    text may spell a letter or join a string's lines (`_ESCAPE`), and a name is read as
+    the parser reads it (NFKC-normalized). A definition's own name is all the rule
+    reads of it (`_local_functions`), and its stand-in keeps that.
 
     None where a top-level star import's module spells such a name (what it binds is
     not spelled), nor the statement the set-up block goes before (the anchor of its report
@@ -377,9 +383,9 @@ def _quiet_definitions(
     )
     # The statement the set-up block goes before (after the docstring and the
     # `from __future__` imports, `_insertion_index`), and every one above it.
-    anchor = 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        anchor = 1
+    # LibCST takes a concatenation for a docstring too, which the stdlib parses as a
+    # JoinedStr where one part is an f-string: any leading expression may be one.
+    anchor = 1 if body and isinstance(body[0], ast.Expr) else 0
     while (
         anchor < len(body)
         and isinstance(body[anchor], ast.ImportFrom)
@@ -394,7 +400,9 @@ def _quiet_definitions(
         code = text(index)
         if (
             len(code) >= _QUIET_LEAST
-            and spelled.search(code) is None
+            and _ESCAPE.search(code) is None
+            and spelled.search(code if code.isascii() else unicodedata.normalize("NFKC", code))
+            is None
             and imports.search(code) is None
             and _MARK not in code
         ):

@@ -572,6 +572,13 @@ def test_a_large_entrys_quiet_definitions_are_stood_in_for_and_put_back(
                      id="trainer"),
         pytest.param("", "def tune():\n" + _PAD + "    set_compile_mode(jit_compile=False)\n",
                      "tune", id="runtime_setting"),
+        pytest.param("", "def place(x):\n" + _PAD + "    return x.to('\\x63uda:1')\n",
+                     "place", id="escaped_device_string"),
+        pytest.param("", "def place(x):\n" + _PAD + "    return x.to('cu\\\nda:1')\n",
+                     "place", id="joined_device_string"),
+        pytest.param("from torch.optim import AdamW\n",
+                     "def build(p):\n" + _PAD + "    return \uff21damW(p)\n",
+                     "build", id="fullwidth_name"),
         pytest.param("from torch.optim import *\n", "", "helper_0", id="signal_star_import"),
         pytest.param("from os.path import *\n", "", None, id="other_star_import"),
     ],
@@ -611,6 +618,41 @@ def test_the_statement_the_block_goes_before_is_never_stood_in() -> None:
     quiet = _quiet_definitions(tree.body, split_lines(text), NPU)
     assert 2 not in quiet and tree.body[2].name == "first"  # type: ignore[attr-defined]
     assert 4 in quiet
+
+
+def test_a_leading_concatenation_with_an_f_string_moves_the_anchor_too() -> None:
+    from migrator.formats.sources import split_lines
+    from rules.entry_point_setup import _quiet_definitions
+
+    # LibCST takes `"doc" f"{1}"` for a docstring (a JoinedStr for the stdlib): the
+    # block goes before the definition after it, which is then never stood in.
+    text = '"Fit. " f"{1}"\n\n\n' + _helper("first") + _quiet_entry().split('"""Fit."""\n', 1)[1]
+    tree = ast.parse(text)
+    quiet = _quiet_definitions(tree.body, split_lines(text), NPU)
+    assert 1 not in quiet and tree.body[1].name == "first"  # type: ignore[attr-defined]
+    rules = _entry_rules()
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert fast.text == full.text
+    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+
+
+def test_an_import_a_region_rule_drops_is_kept_for_a_stood_in_definitions_use() -> None:
+    # NPU021 rewrites wrap()'s MMDataParallel and asks to drop its import, by region;
+    # unwrap() still uses the name, inside a definition the entry rules would stand in.
+    head = "from mmcv.parallel import MMDataParallel\n"
+    extra = (
+        "def wrap(model):\n    return MMDataParallel(model, device_ids=[0])\n\n\n"
+        "def unwrap(model):\n" + _PAD + "    if isinstance(model, MMDataParallel):\n"
+        "        return model.module\n    return model\n\n\n"
+    )
+    text = _quiet_entry(head, extra)
+    rules = _all_rules()
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert "from mmcv.parallel import MMDataParallel" in full.text
+    assert fast.text == full.text
+    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
 
 
 def test_quiet_definitions_after_region_changes_move_by_them() -> None:

@@ -129,6 +129,11 @@ _STATEMENT_SHAPES = {
     # A block indented otherwise than the module's default.
     "uneven_indent": "def f():\n    if x:\n      y = 1\n      z = g(\n 1)\n    return 2\n",
     "crlf": "def f():\r\n    # c\r\n    x = 1\r\n\r\n    return x\r\n",
+    # LibCST drops a form feed before a line's first token from the code it generates.
+    "form_feed_before_code": (
+        "import torch\n\x0cy = torch.cuda.current_device()\nz = 2\n"
+        "def f():\n    a = 1\n\x0c    x = torch.cuda.current_device()\n"
+    ),
 }
 
 
@@ -442,7 +447,9 @@ _SPELLINGS = {
 def test_a_nodes_spelling_found_once_in_the_code_is_where_it_is(name: str, text: str) -> None:
     module = cst.parse_module(text)
     whole = code_positions(module)
-    lines = split_lines(text)
+    # The positions count LibCST's code, which drops a form feed before a line's first
+    # token: no position is read off a text that has one.
+    lines = split_lines(module.code)
     served = 0
     for node, (line, column, end_line, end_column) in whole.items():
         spelt = spelling(node)
@@ -456,7 +463,7 @@ def test_a_nodes_spelling_found_once_in_the_code_is_where_it_is(name: str, text:
         if found is not None:
             served += 1
             assert found == (line, column, end_line, end_column), (name, spelt)
-    assert served > 0 or not any(spelling(node) for node in whole)
+    assert served == 0 if "\f" in text else served > 0 or not any(map(spelling, whole))
 
 
 def test_a_spelling_that_occurs_twice_is_not_placed() -> None:

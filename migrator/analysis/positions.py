@@ -259,23 +259,23 @@ def statement_texts(
     lines of its tree's code (`lines`, split as the tokenizer splits them): its leading
     blank and comment lines and its own lines, with the indentation of the line its first
     token is on. Not where its last line ends in a backslash (the logical line goes on)
-    or in no line ending."""
+    or in no line ending, nor where its lines hold a form feed (LibCST drops one that
+    is before a line's first token from the code it generates)."""
     found: dict[int, tuple[cst.CSTNode, str, str]] = {}
     for key, (node, start, first, last) in starts.items():
         if not isinstance(node, cst.SimpleStatementLine) or not 1 <= start <= first <= last:
             continue
         if last > len(lines):
             continue
+        text = "".join(lines[start - 1 : last])
+        if "\f" in text:
+            continue
         end = lines[last - 1]
         stripped = end.rstrip("\r\n")
         if stripped == end or stripped.endswith("\\"):
             continue
         line = lines[first - 1]
-        found[key] = (
-            node,
-            line[: len(line) - len(line.lstrip(" \t"))],
-            "".join(lines[start - 1 : last]),
-        )
+        found[key] = (node, line[: len(line) - len(line.lstrip(" \t"))], text)
     return found
 
 
@@ -518,7 +518,9 @@ def unique_span(code: str, spelt: str) -> Span | None:
     just once (overlapping occurrences counted): the node's own code is then that
     occurrence. None where it occurs twice or more (or not at all)."""
     at = code.find(spelt)
-    if at < 0 or code.find(spelt, at + 1) >= 0:
+    if at < 0 or code.find(spelt, at + 1) >= 0 or "\f" in code:
+        # LibCST drops a form feed before a line's first token from the code it
+        # generates (whose columns positions count), not from the text it parsed.
         return None
     if "\r" in code:
         # A lone "\r" ends a line too (`_PositionState.add_token`).

@@ -1170,10 +1170,12 @@ def _whole(
         mark = run.mark()
         code = _whole_pass(skeleton, rules, run, original, line_map)
         put_back = restored(code, stand_ins)
-        if put_back is not None and not any(r.remove for r in run.imports[mark[2] :]):
+        if put_back is not None and not any(r.remove for r in run.imports):
             return put_back
         # A stand-in was changed or an import is to be dropped (which needs every use of
-        # its name, tables included): the plain parse decides.
+        # its name, tables and definitions included): the plain parse decides. The
+        # skeleton's pass applies every request of the file, the regions' rules' too
+        # (NPU021 drops an import before the whole-module rules run).
         run.undo(mark)
     return _whole_pass(text, rules, run, original, line_map, tree)
 
