@@ -12,6 +12,7 @@ import pytest
 
 from migrator.contract.rule import PythonRule, RuleOptions
 from migrator.contract.trigger import FileView
+from migrator.core.model import Outcome
 from migrator.core.target import NPU
 from migrator.engine.files import migrate_text
 from migrator.engine.python import migrate_python
@@ -524,6 +525,15 @@ def _quiet_entry(head: str = "", extra: str = "") -> str:
     )
 
 
+def _assert_fast_is_full(text: str, rules: list[type]) -> Outcome:
+    """The fast path's text and findings are the full path's (returned)."""
+    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
+    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    assert fast.text == full.text
+    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+    return full
+
+
 def _entry_rules() -> list[type]:
     return [rule for rule in _all_rules() if rule.code in ("NPU030", "NPU090")]
 
@@ -600,10 +610,7 @@ def test_only_definitions_that_spell_nothing_the_entry_rules_read_are_stood_in(
     else:
         assert kept not in quiet_names
     rules = _entry_rules()
-    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
-    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
-    assert fast.text == full.text
-    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+    _assert_fast_is_full(text, rules)
 
 
 def test_the_statement_the_block_goes_before_is_never_stood_in() -> None:
@@ -631,10 +638,7 @@ def test_a_leading_concatenation_with_an_f_string_moves_the_anchor_too() -> None
     quiet = _quiet_definitions(tree.body, split_lines(text), NPU)
     assert 1 not in quiet and tree.body[1].name == "first"  # type: ignore[attr-defined]
     rules = _entry_rules()
-    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
-    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
-    assert fast.text == full.text
-    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
+    _assert_fast_is_full(text, rules)
 
 
 def test_an_import_a_region_rule_drops_is_kept_for_a_stood_in_definitions_use() -> None:
@@ -647,12 +651,8 @@ def test_an_import_a_region_rule_drops_is_kept_for_a_stood_in_definitions_use() 
         "        return model.module\n    return model\n\n\n"
     )
     text = _quiet_entry(head, extra)
-    rules = _all_rules()
-    full = migrate_python(text, "train.py", rules, NPU, RuleOptions(), full=True)
-    fast = migrate_python(text, "train.py", rules, NPU, RuleOptions())
+    full = _assert_fast_is_full(text, _all_rules())
     assert "from mmcv.parallel import MMDataParallel" in full.text
-    assert fast.text == full.text
-    assert [str(f) for f in fast.findings] == [str(f) for f in full.findings]
 
 
 def test_quiet_definitions_after_region_changes_move_by_them() -> None:
