@@ -398,11 +398,12 @@ def _quiet_definitions(
         if not isinstance(body[index], _DEFINITIONS):
             continue
         code = text(index)
+        # Names as the parser reads them (NFKC: fullwidth letters are ASCII ones).
+        read = code if code.isascii() else unicodedata.normalize("NFKC", code)
         if (
             len(code) >= _QUIET_LEAST
             and _ESCAPE.search(code) is None
-            and spelled.search(code if code.isascii() else unicodedata.normalize("NFKC", code))
-            is None
+            and spelled.search(read) is None
             and imports.search(code) is None
             and _MARK not in code
         ):

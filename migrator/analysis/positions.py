@@ -252,6 +252,13 @@ def _known_or_generated(self: cst.SimpleStatementLine, state: CodegenState) -> N
 _GENERATED = vars(cst.SimpleStatementLine)["_codegen_impl"]
 
 
+def generated_as_written(text: str) -> bool:
+    """Whether LibCST's code of a parse of `text` is `text` itself, as far as the shortcuts
+    that read code off the text (`statement_texts`, `unique_span`) need: not where it
+    holds a form feed, which LibCST drops before a line's first token."""
+    return "\f" not in text
+
+
 def statement_texts(
     starts: StartLines, lines: Sequence[str]
 ) -> dict[int, tuple[cst.CSTNode, str, str]]:
@@ -268,7 +275,7 @@ def statement_texts(
         if last > len(lines):
             continue
         text = "".join(lines[start - 1 : last])
-        if "\f" in text:
+        if not generated_as_written(text):
             continue
         end = lines[last - 1]
         stripped = end.rstrip("\r\n")
@@ -517,10 +524,10 @@ def unique_span(code: str, spelt: str) -> Span | None:
     ends is `spelt` (`spelling`), read off the tree's `code`, where `spelt` occurs in it
     just once (overlapping occurrences counted): the node's own code is then that
     occurrence. None where it occurs twice or more (or not at all)."""
+    if not generated_as_written(code):
+        return None
     at = code.find(spelt)
-    if at < 0 or code.find(spelt, at + 1) >= 0 or "\f" in code:
-        # LibCST drops a form feed before a line's first token from the code it
-        # generates (whose columns positions count), not from the text it parsed.
+    if at < 0 or code.find(spelt, at + 1) >= 0:
         return None
     if "\r" in code:
         # A lone "\r" ends a line too (`_PositionState.add_token`).
