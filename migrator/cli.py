@@ -9,6 +9,7 @@ file that could not be read or parsed or that changed during the run; 3 could no
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -235,12 +236,37 @@ def _marked(text: str) -> str:
 
 
 def _display(root: Path, rel: str) -> str:
+    """A file as the output names it: relative to the working directory when it is under
+    it, else its path as given."""
     full = root / rel
+    parts = rel.split("/")
+    if not ("" in parts or "." in parts or ".." in parts):
+        # A walked file's name (most calls, one per file): `relpath` read the working
+        # directory and made both paths absolute each time (0.06 CPU s over torch).
+        place = _root_place(str(root), os.getcwd())
+        if place == "outside":
+            return str(full)
+        if place is not None:
+            return rel if place == "." else f"{place}/{rel}"
     try:
         shown = os.path.relpath(full)
     except ValueError:
         return str(full)
     return str(full) if shown.startswith("..") else shown
+
+
+@functools.lru_cache(maxsize=16)
+def _root_place(root: str, cwd: str) -> str | None:
+    """Where `_display` puts the files under `root`, for a working directory `cwd`:
+    "outside" where neither holds the other (`relpath` of any of them leads out with
+    ".."), the root's own path relative to `cwd` where `cwd` holds it, None where `root`
+    holds `cwd` (a file's place then depends on which folder it is in)."""
+    absolute = os.path.abspath(root)
+    if absolute == cwd or absolute.startswith(cwd.rstrip("/") + "/"):
+        return os.path.relpath(absolute, cwd)
+    if cwd.startswith(absolute.rstrip("/") + "/"):
+        return None
+    return "outside"
 
 
 def _change_line(change: Finding, shown: str) -> str:

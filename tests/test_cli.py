@@ -273,3 +273,33 @@ def test_a_run_that_adds_no_import_and_reads_no_yaml_skips_matchers_and_yaml(
     loaded = _modules_after(str(tmp_path), "--dry-run", "--no-cache")
     assert "libcst" in loaded, "the run must have used LibCST"
     assert not {"libcst.matchers", "libcst.codemod", "ruamel.yaml", "rich"} & set(loaded)
+
+
+def test_file_names_are_shown_as_relpath_shows_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_display` names a file as `os.path.relpath` from the working directory does when
+    the directory holds it, else by its path, wherever the directory is."""
+    import os
+
+    from migrator.cli import _display
+
+    def expected(root: Path, rel: str) -> str:
+        full = root / rel
+        shown = os.path.relpath(full)
+        return str(full) if shown.startswith("..") else shown
+
+    project = tmp_path / "work" / "project"
+    (project / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    rels = ["a.py", "pkg/b.py", "pkg/sub/c.py", ".", "pkg/../a.py", "./a.py", "pkg//b.py"]
+    places = [tmp_path, project.parent, project, project / "pkg", project / "pkg" / "sub"]
+    for cwd in [*places, tmp_path / "elsewhere"]:
+        monkeypatch.chdir(cwd)
+        for root in [project, Path(os.path.relpath(project)), project / "pkg"]:
+            for rel in rels:
+                assert _display(root, rel) == expected(root, rel), (cwd, root, rel)
+    monkeypatch.chdir(project)
+    assert _display(Path("."), "pkg/b.py") == "pkg/b.py"
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert _display(project, "a.py") == str(project / "a.py")

@@ -237,3 +237,29 @@ def test_a_file_no_text_rule_names_is_turned_away_as_each_rule_would() -> None:
             assert prepared.handles(name) is each, name
     # Some of them a text rule names, some none does.
     assert {prepared.handles(name) for name in names if not name.endswith(".py")} == {True, False}
+
+
+def test_rule_classes_are_the_entries_python_rules_each_loaded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from migrator.contract.rule import PythonRule
+    from migrator.engine import registry
+    from migrator.engine.index import RuleEntry
+
+    entries = registry.catalog().entries
+    prepared = files._Prepared(Settings(NPU, registry.load().codes, RuleOptions()))
+    expected = [
+        rule for rule in (entry.load() for entry in entries) if issubclass(rule, PythonRule)
+    ]
+    assert any(entry.text for entry in entries)  # text rules are among them, and left out
+    loads: list[str] = []
+    load = RuleEntry.load
+
+    def counted(entry: RuleEntry) -> object:
+        loads.append(entry.code)
+        return load(entry)
+
+    monkeypatch.setattr(RuleEntry, "load", counted)
+    assert prepared._classes(entries) == expected
+    assert prepared._classes(entries[::-1]) == expected[::-1]
+    assert sorted(loads) == sorted(entry.code for entry in entries)

@@ -470,3 +470,25 @@ def test_npu_grad_scalers_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 )
 def test_config_names_are_searched_on_their_lines_as_the_regex_searches(data: bytes) -> None:
     assert project._assigns_config_name(data) is (project._CONFIG_NAME.search(data) is not None)
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b"fp16 = dict()", True),
+        (b"optimizer_config = dict(type='Fp16OptimizerHook')", True),
+        (b"# FP16", True),
+        (b"x = 'fP16'", True),
+        (b"p16 = 1", False),
+        (b"P16", False),
+        (b"xp16 yP16", False),
+        (b"f p16", False),
+        (b"fp1 6", False),
+        (b"", False),
+        (b"xp16 then fp16", True),
+    ],
+)
+def test_fp16_pre_check_reads_fp16_in_any_case(data: bytes, says: bool) -> None:
+    """The config pre-check finds "fp16" in any case without copying the file."""
+    assert project._says_fp16(data) is says
+    assert says is (b"fp16" in data.lower())

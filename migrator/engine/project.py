@@ -850,9 +850,16 @@ def _assigns_config_name(data: bytes) -> bool:
 
 
 def _says_fp16(data: bytes) -> bool:
-    """Whether `data` says fp16 in any case; it is copied in lower case only where it holds
-    "p16" or "P16" (most files hold neither)."""
-    return (b"p16" in data or b"P16" in data) and b"fp16" in data.lower()
+    """Whether `data` says fp16 in any case: each "p16" or "P16" is checked for an "f" or
+    "F" before it (copying the file in lower case cost 0.07 CPU s over torch's source,
+    where 300 files hold "fp16")."""
+    for middle in (b"p16", b"P16"):
+        at = data.find(middle, 1)
+        while at != -1:
+            if data[at - 1] in b"fF":
+                return True
+            at = data.find(middle, at + 1)
+    return False
 
 
 def _mm_config(rel: str, data: bytes) -> _Config | None:

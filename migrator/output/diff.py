@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 import click
@@ -121,20 +122,23 @@ def _blocks(a: Sequence[str], b: Sequence[str]) -> list[difflib.Match]:
     return merged
 
 
+def _once(lines: Sequence[str], first: int, end: int) -> dict[str, int]:
+    """Each line that occurs once in `lines[first:end]`, with its index (`Counter` and
+    `dict(zip(...))` loop in C: a large file's diff read each line in Python, twice)."""
+    part = lines[first:end]
+    # The last index of each line: the index of each line that occurs once.
+    where = dict(zip(part, range(first, first + len(part)), strict=True))
+    return {line: where[line] for line, count in Counter(part).items() if count == 1}
+
+
 def _unique_pairs(
     a: Sequence[str], b: Sequence[str], first: int, end_a: int, end_b: int
 ) -> list[tuple[int, int]]:
     """The lines that occur once in `a[first:end_a]` and once in `b[first:end_b]`, as
     (index in a, index in b), the longest sequence of them in order in both."""
-    once_a: dict[str, int] = {}
-    for i in range(first, end_a):
-        once_a[a[i]] = -1 if a[i] in once_a else i
-    once_b: dict[str, int] = {}
-    for j in range(first, end_b):
-        once_b[b[j]] = -1 if b[j] in once_b else j
-    pairs = sorted(
-        (i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0
-    )
+    once_a = _once(a, first, end_a)
+    once_b = _once(b, first, end_b)
+    pairs = sorted((i, once_b[line]) for line, i in once_a.items() if line in once_b)
     # Longest increasing run of the b indices (patience sorting).
     tops: list[int] = []
     top_pair: list[int] = []
