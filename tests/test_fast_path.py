@@ -588,12 +588,30 @@ def test_a_chain_that_spells_the_device_capitalised_is_reported_on_both_paths() 
 
 def _through_by_definition(rule: type[PythonRule], value: str) -> tuple[bool, tuple[str, ...]]:
     """What `_through` means: a token inside `value`, and the rest of each dotted token
-    after a head that is `value`, read token by token."""
+    after a head that is `value`, read token by token; where the trigger names what an
+    alias must lead to (`through`), only a dotted name from which some qualified name
+    (it, or it with more names after a dot) is one of them or lies under one."""
+    through = rule.trigger.through
+
+    def leads(name: str) -> bool:
+        if through is None:
+            return True
+        for wanted in through:
+            made = [name, *(name + "." + ".".join(wanted.split(".")[k:]) for k in range(1, 9))]
+            if any(m == wanted or m.startswith(wanted + ".") for m in made):
+                return True
+        return False
+
     rests = []
     for token in rule.trigger.tokens:
         parts = token.split(".")
-        rests += [".".join(parts[i:]) for i in range(1, len(parts)) if ".".join(parts[:i]) == value]
-    return any(token in value for token in rule.trigger.tokens), tuple(rests)
+        rests += [
+            ".".join(parts[i:])
+            for i in range(1, len(parts))
+            if ".".join(parts[:i]) == value and leads(token)
+        ]
+    whole = any(token in value for token in rule.trigger.tokens) and leads(value)
+    return whole, tuple(rests)
 
 
 def test_an_imports_name_is_read_against_every_rules_tokens_as_defined() -> None:
@@ -603,6 +621,9 @@ def test_an_imports_name_is_read_against_every_rules_tokens_as_defined() -> None
     # Both ways of finding a token in a name are taken.
     assert {len(rule.trigger.tokens) > _MANY_TOKENS for rule in rules} == {True, False}
     values = {"", "x", "torch", "numpy", "torch.nn.functional", "apex.amp", "triton.language"}
+    values |= {"triton", "triton.jit", "triton.jit.x", "triton.jitter", "flash_attn.x"}
+    # Some triggers name what an alias must lead to, and some aliases lead elsewhere.
+    assert any(rule.trigger.through for rule in rules)
     for rule in rules:
         for token in rule.trigger.tokens:
             parts = token.split(".")
@@ -611,3 +632,66 @@ def test_an_imports_name_is_read_against_every_rules_tokens_as_defined() -> None
     for rule in rules:
         for value in sorted(values):
             assert _through(rule, value) == _through_by_definition(rule, value), (rule.code, value)
+
+
+KERNELS = """\
+import triton
+import triton.language as tl
+import triton as tr
+from triton import jit as J
+
+
+def helper(x_ptr, n):
+    offsets = tl.arange(0, n)
+    values = tl.load(x_ptr + offsets)
+    return tl.sum(values, axis=0)
+
+
+@triton.jit
+def kernel(x_ptr, n):
+    offsets = tl.arange(0, n)
+    first = tl.load(x_ptr + offsets) * 2
+    second = tl.load(x_ptr + offsets + n) * 3
+    third = tl.where(first > second, first, second)
+    fourth = tl.maximum(third, tl.zeros_like(third))
+    fifth = tl.minimum(fourth, tl.full_like(fourth, 6.0))
+    sixth = tl.load(x_ptr + offsets + 2 * n) * tl.load(x_ptr + offsets + 3 * n)
+    seventh = tl.load(x_ptr + offsets + 4 * n) - tl.load(x_ptr + offsets + 5 * n)
+    tl.store(x_ptr + offsets, fifth + sixth + seventh + tl.sum(first, axis=0))
+
+
+@J
+def aliased(x_ptr):
+    tl.store(x_ptr, 1)
+
+
+@tr.autotune(configs=[], key=["n"])
+@tr.jit
+def tuned(x_ptr, n):
+    tl.store(x_ptr, tl.load(x_ptr))
+"""
+
+
+def test_an_alias_that_leads_to_nothing_a_rule_reports_brings_no_lines_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """NPU051 reports imports of triton and `triton.jit` / `autotune` / `heuristics`: `tl`
+    (`triton.language`) leads to none of them, so a kernel's `tl.*` lines are stood in and
+    a function that only says `tl` is not parsed, while the decorators spelt through
+    `tr` and `J` are still reported, as on the full path."""
+    from migrator.engine.python import _through
+
+    triton_rule = next(rule for rule in RULES if rule.code == "NPU051")
+    assert _through(triton_rule, "triton.language") == (False, ())
+    assert _through(triton_rule, "triton")[0] and _through(triton_rule, "triton.jit")[0]
+    parsed = record_parses(monkeypatch)
+    fast = migrate_python(KERNELS, "kernels.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(KERNELS, "kernels.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text == full.text == KERNELS
+    assert fast.findings == full.findings
+    reported = [f.line for f in fast.findings if f.code == "NPU051"]
+    assert reported == [1, 2, 3, 4, 13, 26, 31]
+    fast_parses = parsed[: len(parsed) - 1]  # the full path's one parse comes last
+    assert not any("def helper" in code for code in fast_parses)
+    (kernel,) = [code for code in fast_parses if code.startswith("@triton.jit\ndef kernel")]
+    assert "tl." not in kernel

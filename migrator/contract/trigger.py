@@ -7,6 +7,11 @@ engine's business. The trigger holds
   `TokenPattern` regexes for what a substring cannot pin down); a dotted token also matches
   its last name imported from its module (`from torch import compile as jit`), and the
   engine follows the file's import aliases (`import torch as th` makes `th.cuda` a match);
+  `through`, where given, names what an alias must lead to for the rule to care: a name
+  an import binds to a dotted name counts only where that name is one of them, a module
+  above one, or something under one (NPU051 reports `triton.jit`, and `tl` of `import
+  triton.language as tl` leads to none of its `uses`: a kernel's `tl.load(...)` lines are
+  no lines it can act on);
   `words=True` says the rule acts only on names (imports, attributes, calls, keywords), so
   inside a file a token counts only as a whole word in code: `cudnn` is found in
   `torch.backends.cudnn.benchmark`, not in `torch._cudnn_rnn` nor in a string literal
@@ -186,6 +191,7 @@ class Trigger:
     elements: bool = False
     skips_data: bool = False
     quiet_definitions: QuietDefinitions | None = None
+    through: tuple[str, ...] | None = None
 
     @property
     def whole_module(self) -> bool:

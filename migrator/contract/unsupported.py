@@ -182,6 +182,8 @@ class UnsupportedConstruct(PythonRule):
     uses: ClassVar[tuple[str, ...]] = ()
     # The needs `__init_subclass__` derived from `modules` and `uses` (None: declared).
     _derived_needs: ClassVar[tuple[TokenPattern, ...] | None] = None
+    # The `Trigger.through` `__init_subclass__` derived from `uses` (None: declared).
+    _derived_through: ClassVar[tuple[str, ...] | None] = None
     message: ClassVar[str]
     suggestion: ClassVar[str]
     suggestions: ClassVar[Mapping[str, str]] = {}
@@ -217,8 +219,18 @@ class UnsupportedConstruct(PythonRule):
             for klass in cls.__mro__[: cls.__mro__.index(UnsupportedConstruct)]
             for name in vars(klass)
         )
+        # Only an import statement reports a module, and it spells the module's name: an
+        # alias leads to a report only through `uses` (`Trigger.through`). A `through`
+        # derived for a parent class goes with the parent's `uses`.
+        inherited = trigger.through is not None and trigger.through is cls._derived_through
         if own:
+            # Its own visits may act through any alias.
+            if inherited:
+                cls.trigger = dataclasses.replace(trigger, through=None)
             return
+        if trigger.through is None or inherited:
+            trigger = cls.trigger = dataclasses.replace(trigger, through=cls.uses)
+            cls._derived_through = cls.uses
         if not trigger.local:
             trigger = cls.trigger = dataclasses.replace(trigger, local=True)
         if not isinstance(trigger.names, (UsesGate, type(None))):

@@ -41,7 +41,9 @@ COMMAND = "python -m migrator.engine.write_index"
 _DATA_FIELDS = ("tokens", "patterns", "needs", "words", "unit", "paths", "files", "notebooks")
 _CALLABLE_FIELDS = ("gate", "statement_gate", "names", "region", "always", "facts")
 # Fields the engine reads only inside a file, from the imported rule class: not indexed.
-_CLASS_FIELDS = ("local", "reads_around", "elements", "skips_data", "quiet_definitions")
+_CLASS_FIELDS = (
+    "local", "reads_around", "elements", "skips_data", "quiet_definitions", "through"
+)  # fmt: skip
 
 
 class IndexWriteError(Exception):
