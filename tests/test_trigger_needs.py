@@ -41,10 +41,14 @@ NEEDY = Trigger(tokens=("torch",), needs=(TokenPattern("cuda", r"\bcuda\b"),))
 )
 def test_a_trigger_with_needs_matches_only_a_text_that_holds_one(text: str, expected: bool) -> None:
     assert NEEDY.matches(text) is expected
-    # The pre-filter's scan of the literals gives the same answer (a need's literal is
-    # answered from the text: the scan does not keep its every occurrence).
-    assert "cuda" not in NEEDY.literals()
+    # The pre-filter's scan of the literals gives the same answer: the scan keeps a need's
+    # literal (the need is tried where it occurs); one of under three characters is
+    # answered from the text.
+    assert "cuda" in NEEDY.literals()
     assert NEEDY.matches(text, finder(frozenset(NEEDY.literals())).scan(text)) is expected
+    short = Trigger(tokens=("torch",), needs=(TokenPattern("cu", r"\bcu(?:da)?\b"),))
+    assert "cu" not in short.literals()
+    assert short.matches(text, finder(frozenset(short.literals())).scan(text)) is expected
 
 
 def _reports(rule: type, code: str, text: str) -> list[int]:

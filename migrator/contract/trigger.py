@@ -222,7 +222,7 @@ class Trigger:
         if not self._brought(text, has, scanned):
             return False
         return not (needs and search.needs) or any(
-            has(need.literal) and need.occurs(text) for need in search.needs
+            has(need.literal) and need.occurs(text, scanned) for need in search.needs
         )
 
     def may_match(self, found: Occurrences) -> bool:
@@ -243,7 +243,7 @@ class Trigger:
         elif search.holds_token(text):
             return True
         for pattern in search.patterns:
-            if has(pattern.literal) and pattern.occurs(text):
+            if has(pattern.literal) and pattern.occurs(text, scanned):
                 return True
         # Each needs its module's name in the text (its from-import spells it) first.
         if any(
@@ -263,17 +263,18 @@ class Trigger:
     def literals(self) -> tuple[str, ...]:
         """The literals whose every occurrence the pre-filter's scan keeps (`Finder`), for
         `matches` and the engine's region search: the tokens, the patterns' literals and
-        each token regex's literal head. Of the rest `matches` asks only whether they occur
-        (the names of the tokens' from-imports and of their dotted tails, the needs'
-        literals), which `Occurrences.has` answers from the text, once per file: the scan
-        kept 150,000 occurrences of "nd" (of "decord.nd.gpu") in torch's source that
-        nothing read."""
-        from migrator.analysis.ast_lines import part_literal
-
+        each token regex's literal head; and of at least three characters, the needs'
+        literals and their alternatives' literal heads (`matches` tries a need at the
+        places the scan found, where it searched each file's text again for each: 0.5 CPU
+        s of torch's run), and the names of the tokens' from-imports. Of the rest (the
+        modules of those from-imports, the names of the dotted tokens' tails) `matches`
+        asks only whether they occur, which `Occurrences.has` answers from the text, once
+        per file: the scan kept 150,000 occurrences of "nd" (of "decord.nd.gpu") in
+        torch's source that nothing read."""
         return (
             *self.tokens,
             *(pattern.literal for pattern in self.patterns),
-            *(part_literal(part) for part in self.token_regexes()),
+            *_scanned_literals(self.tokens, self.words, self.needs),
         )
 
     def token_regexes(self) -> tuple[str, ...]:
@@ -465,7 +466,7 @@ class _Pattern:
         if not all(led):
             return regex, None
         return regex, tuple(
-            (re.compile(found[1]), None if found[1] == part else re.compile(part))
+            (found[0], re.compile(found[1]), None if found[1] == part else re.compile(part))
             for part, found in zip(parts, led, strict=True)
             if found is not None
         )
@@ -475,12 +476,21 @@ class _Pattern:
         """Whether it is searched from its alternatives' literals."""
         return self._search[1] is not None
 
-    def occurs(self, text: str) -> bool:
-        """Whether the pattern matches somewhere in `text`."""
+    def occurs(self, text: str, scanned: Occurrences | None = None) -> bool:
+        """Whether the pattern matches somewhere in `text` (`scanned`: where the literals
+        occur in it, when the caller has that: an alternative led by a literal the scan
+        kept is tried at each of its places, and the text is not searched again)."""
         regex, parts = self._search
         if parts is None:
             return regex.search(text) is not None
-        for core, whole in parts:
+        for head, core, whole in parts:
+            if scanned is not None and head in scanned.held:
+                # Every match of `core` starts with `head`; `whole` holds `core` after a
+                # leading `\b` or lookbehind, which `match` checks against the text before.
+                anchored = whole or core
+                if any(anchored.match(text, at) for at in scanned.starts(head)):
+                    return True
+                continue
             found = core.search(text)
             while found is not None:
                 at = found.start()
@@ -490,7 +500,29 @@ class _Pattern:
         return False
 
 
-_Parts = tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...]
+_Parts = tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]
+
+
+# A need's literal shorter than this is not kept by the scan ("." of NPU080's `.op`
+# need is in every line).
+_SCANNED_LEAST = 3
+
+
+@functools.lru_cache(maxsize=1024)
+def _scanned_literals(
+    tokens: tuple[str, ...], words: bool, needs: tuple[TokenPattern, ...]
+) -> tuple[str, ...]:
+    """`Trigger.literals` past the tokens and patterns: each token regex's literal head,
+    the needs' literals and heads, the tokens' from-import names (made once a run)."""
+    from migrator.analysis.ast_lines import alternatives, literal_led, part_literal
+
+    heads = [part_literal(part) for part in _token_regexes(tokens, words)]
+    more: list[str] = []
+    for need in needs:
+        more.append(need.literal)
+        more.extend(led[0] for part in alternatives(need.regex) if (led := literal_led(part)))
+    more.extend(name for name, _module in _from_imports(tokens))
+    return (*heads, *(literal for literal in more if len(literal) >= _SCANNED_LEAST))
 
 
 def _from_imports(tokens: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -581,7 +613,8 @@ def _spelt_through_alias(
     """Whether a dotted token is spelt through a name an import binds to its module:
     `tc.graphs` after `import torch.cuda as tc` for "torch.cuda.graphs", as the engine's
     region search (`alias_tokens`) finds it once the file is read."""
-    if not tails or (" as " not in text and "from" not in text):
+    # `has` answers once per file (each rule with tails asked the text again: 0.05 s).
+    if not tails or (not has(" as ") and not has("from")):
         return False
     # An import that binds a name to the module spells the module's first name (`import
     # a.b as m`, `from a import b as m`): read the file's imports only where one may.
