@@ -247,7 +247,9 @@ def _display(root: Path, rel: str) -> str:
         if place == "outside":
             return str(full)
         if place is not None:
-            return rel if place == "." else f"{place}/{rel}"
+            shown = rel if place == "." else f"{place}/{rel}"
+            # As below: a name that starts with ".." (`..x.py`) is shown by its path too.
+            return str(full) if shown.startswith("..") else shown
     try:
         shown = os.path.relpath(full)
     except ValueError:

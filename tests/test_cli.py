@@ -292,8 +292,15 @@ def test_file_names_are_shown_as_relpath_shows_them(
     project = tmp_path / "work" / "project"
     (project / "pkg" / "sub").mkdir(parents=True)
     (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "..dots" / "inner").mkdir(parents=True)
     rels = ["a.py", "pkg/b.py", "pkg/sub/c.py", ".", "pkg/../a.py", "./a.py", "pkg//b.py"]
+    rels += ["..x.py", "...py", "..dir/a.py", "pkg/..y.py"]
     places = [tmp_path, project.parent, project, project / "pkg", project / "pkg" / "sub"]
+    # A folder whose name starts with "..", as the working directory and above a root.
+    monkeypatch.chdir(tmp_path)
+    for rel in rels:
+        root = tmp_path / "..dots" / "inner"
+        assert _display(root, rel) == expected(root, rel), (root, rel)
     for cwd in [*places, tmp_path / "elsewhere"]:
         monkeypatch.chdir(cwd)
         for root in [project, Path(os.path.relpath(project)), project / "pkg"]:

@@ -264,6 +264,35 @@ def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
     assert not Child.trigger.matches("import pkg\npkg.alpha()\n")
 
 
+def test_what_an_alias_must_lead_to_holds_each_classs_own_uses() -> None:
+    """`Trigger.through` of a rule that reports through this class's visits alone holds its
+    own `uses` (and what its trigger carried, a parent's or its own); a class with visits
+    of its own gets none, whatever its parent's trigger held."""
+    import libcst as cst
+
+    class Parent(UnsupportedConstruct):
+        trigger = Trigger(tokens=("pkg",))
+        uses = ("pkg.alpha",)
+        message = suggestion = "x"
+
+    class Child(Parent):
+        uses = ("pkg.beta",)
+
+    class Narrow(UnsupportedConstruct):
+        trigger = Trigger(tokens=("pkg",), through=("pkg.delta",))
+        uses = ("pkg.gamma",)
+        message = suggestion = "x"
+
+    class Visiting(Parent):
+        def visit_Name(self, node: cst.Name) -> None:
+            pass
+
+    assert Parent.trigger.through == ("pkg.alpha",)
+    assert Child.trigger.through is not None and "pkg.beta" in Child.trigger.through
+    assert Narrow.trigger.through == ("pkg.delta", "pkg.gamma")
+    assert Visiting.trigger.through is None
+
+
 @pytest.mark.parametrize("after", ["", "\\b", "\\(", "z"])
 def test_any_of_matches_where_the_plain_alternation_does(after: str) -> None:
     """The prefix tree of words (one a prefix of another, escapes, one letter) matches at

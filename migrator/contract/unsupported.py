@@ -182,8 +182,6 @@ class UnsupportedConstruct(PythonRule):
     uses: ClassVar[tuple[str, ...]] = ()
     # The needs `__init_subclass__` derived from `modules` and `uses` (None: declared).
     _derived_needs: ClassVar[tuple[TokenPattern, ...] | None] = None
-    # The `Trigger.through` `__init_subclass__` derived from `uses` (None: declared).
-    _derived_through: ClassVar[tuple[str, ...] | None] = None
     message: ClassVar[str]
     suggestion: ClassVar[str]
     suggestions: ClassVar[Mapping[str, str]] = {}
@@ -220,17 +218,16 @@ class UnsupportedConstruct(PythonRule):
             for name in vars(klass)
         )
         # Only an import statement reports a module, and it spells the module's name: an
-        # alias leads to a report only through `uses` (`Trigger.through`). A `through`
-        # derived for a parent class goes with the parent's `uses`.
-        inherited = trigger.through is not None and trigger.through is cls._derived_through
+        # alias leads to a report only through `uses` (`Trigger.through`), which a
+        # `through` the trigger carries (its own or a parent's) is widened to hold.
         if own:
             # Its own visits may act through any alias.
-            if inherited:
+            if trigger.through is not None:
                 cls.trigger = dataclasses.replace(trigger, through=None)
             return
-        if trigger.through is None or inherited:
-            trigger = cls.trigger = dataclasses.replace(trigger, through=cls.uses)
-            cls._derived_through = cls.uses
+        through = tuple(dict.fromkeys((*(trigger.through or ()), *cls.uses)))
+        if trigger.through != through:
+            trigger = cls.trigger = dataclasses.replace(trigger, through=through)
         if not trigger.local:
             trigger = cls.trigger = dataclasses.replace(trigger, local=True)
         if not isinstance(trigger.names, (UsesGate, type(None))):
