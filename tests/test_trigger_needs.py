@@ -244,30 +244,9 @@ def test_a_notebook_cell_meets_a_needs_through_an_earlier_cells_imports() -> Non
 
 
 def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
-    class Parent(UnsupportedConstruct):
-        trigger = Trigger(tokens=("pkg",))
-        uses = ("pkg.alpha",)
-        message = suggestion = "x"
-
-    class Child(Parent):
-        uses = ("pkg.beta",)
-
-    class Declared(UnsupportedConstruct):
-        trigger = Trigger(tokens=("pkg",), needs=(TokenPattern("pkg", "pkg"),))
-        uses = ("pkg.gamma",)
-        message = suggestion = "x"
-
-    assert [need.literal for need in Parent.trigger.needs] == ["alpha"]
-    assert [need.literal for need in Child.trigger.needs] == ["beta"]
-    assert [need.literal for need in Declared.trigger.needs] == ["pkg"]
-    assert Child.trigger.matches("import pkg\npkg.beta()\n")
-    assert not Child.trigger.matches("import pkg\npkg.alpha()\n")
-
-
-def test_what_an_alias_must_lead_to_holds_each_classs_own_uses() -> None:
-    """`Trigger.through` of a rule that reports through this class's visits alone holds its
-    own `uses` (and what its trigger carried, a parent's or its own); a class with visits
-    of its own gets none, whatever its parent's trigger held."""
+    """A subclass's needs are its own `uses`' last names, and so is what an alias must lead
+    to (`Trigger.through`: its own `uses`, and what its trigger carried, a parent's or
+    its own); a class with visits of its own gets no `through`."""
     import libcst as cst
 
     class Parent(UnsupportedConstruct):
@@ -278,8 +257,10 @@ def test_what_an_alias_must_lead_to_holds_each_classs_own_uses() -> None:
     class Child(Parent):
         uses = ("pkg.beta",)
 
-    class Narrow(UnsupportedConstruct):
-        trigger = Trigger(tokens=("pkg",), through=("pkg.delta",))
+    class Declared(UnsupportedConstruct):
+        trigger = Trigger(
+            tokens=("pkg",), needs=(TokenPattern("pkg", "pkg"),), through=("pkg.delta",)
+        )
         uses = ("pkg.gamma",)
         message = suggestion = "x"
 
@@ -287,9 +268,14 @@ def test_what_an_alias_must_lead_to_holds_each_classs_own_uses() -> None:
         def visit_Name(self, node: cst.Name) -> None:
             pass
 
+    assert [need.literal for need in Parent.trigger.needs] == ["alpha"]
+    assert [need.literal for need in Child.trigger.needs] == ["beta"]
+    assert [need.literal for need in Declared.trigger.needs] == ["pkg"]
+    assert Child.trigger.matches("import pkg\npkg.beta()\n")
+    assert not Child.trigger.matches("import pkg\npkg.alpha()\n")
     assert Parent.trigger.through == ("pkg.alpha",)
     assert Child.trigger.through is not None and "pkg.beta" in Child.trigger.through
-    assert Narrow.trigger.through == ("pkg.delta", "pkg.gamma")
+    assert Declared.trigger.through == ("pkg.delta", "pkg.gamma")
     assert Visiting.trigger.through is None
 
 

@@ -49,9 +49,9 @@ def added(module: cst.Module, requests: Sequence[ImportRequest]) -> cst.Module |
         ):
             return None
     requests = list(dict.fromkeys(requests))
-    plain = [r for r in requests if r.name is None and r.asname is None]
-    modules = {r.module for r in plain}
-    # Module -> names to import from it, plain and aliased (each module's in order).
+    # The visitor's four tables: modules to import plain, module -> names to import plain
+    # from it (modules sorted), module -> its alias, module -> (name, alias) pairs.
+    modules = {r.module for r in requests if r.name is None and r.asname is None}
     names: dict[str, set[str]] = {
         m: {r.name for r in requests if r.module == m and r.name and r.asname is None}
         for m in sorted({r.module for r in requests if r.name is not None and r.asname is None})
