@@ -112,6 +112,8 @@ class OpWithoutNpuKernel(PythonRule):
         words=True,
         statement_gate=calls_or_imports,
         names=_names_gate,
+        # It reports calls only (`leave_Call`).
+        names_called=True,
         local=True,
         elements=True,
     )

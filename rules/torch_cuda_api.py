@@ -11,7 +11,8 @@ from migrator.analysis.ast_lines import nodes_of
 from migrator.analysis.capability_gates import CAPABILITY_APIS, answers_false, capability_read
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
-from migrator.contract.trigger import Trigger
+from migrator.contract.trigger import FileView, Trigger
+from migrator.contract.unsupported import covers
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -62,6 +63,17 @@ def _stream_handle_facts(tree: ast.Module, text: str) -> object:
         for target in targets
         for inner in ast.walk(target)
     )
+
+
+def _names_gate(names: frozenset[str], view: FileView) -> bool:
+    """A region none of whose qualified names (and imports) lies under `torch.cuda` holds
+    nothing this rule rewrites or reports (every edit and warning is at such a name, an
+    import of one, or a device table whose "cuda" entry names one), unless the file
+    spells the raw stream handle (`.cuda_stream`), read off any receiver. torch's
+    `overrides.py` keys one 1,400-line table by `Tensor.cuda` and the like: it was
+    parsed whole for this rule and held nothing."""
+    source = view.target.source_device_type
+    return covers(names, frozenset((f"torch.{source}",))) or f".{source}_stream" in view.text
 
 
 class TorchCudaApi(PythonRule):
@@ -133,6 +145,7 @@ class TorchCudaApi(PythonRule):
             TokenPattern(".cuda_stream", r"\.cuda_stream\b"),
         ),
         facts=_stream_handle_facts,
+        names=_names_gate,
         # What it rewrites or warns at spells torch.cuda, .cuda or .cuda_stream (or an
         # import alias of them) on a line of its own statement.
         local=True,

@@ -695,3 +695,50 @@ def test_an_alias_that_leads_to_nothing_a_rule_reports_brings_no_lines_in(
     assert not any("def helper" in code for code in fast_parses)
     (kernel,) = [code for code in fast_parses if code.startswith("@triton.jit\ndef kernel")]
     assert "tl." not in kernel
+
+
+# A table inside a function keyed by operators that name, without calling, what NPU080,
+# NPU093 and NPU012 act on (torch's `overrides.py` holds one of 1,400 lines).
+OPERATOR_TABLE = (
+    "import torch\nimport torch.nn.functional as F\nfrom torch import Tensor\n\n\n"
+    "def overrides():\n    found = dict(torch.__dict__)\n    table = {\n"
+    + "".join(f"        torch.op{n}: lambda x, y: -1,\n" for n in range(40))
+    + "        torch.hypot: lambda x, y: -1,\n"
+    "        F.scaled_dot_product_attention: lambda q, k, v: -1,\n"
+    "        Tensor.cuda: lambda self, device=None: -1,\n"
+    "    }\n    return found, table\n"
+)
+
+
+@pytest.mark.parametrize("value", ["-1", "torch.hypot(x, y)"])
+def test_a_table_that_names_operators_without_calling_them_is_not_parsed(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """NPU080 and NPU093 report calls (and NPU093 imports and decorators) and NPU012 names
+    under `torch.cuda`: a table that only names `torch.hypot`, `F.scaled_dot_product_attention`
+    and `Tensor.cuda` is parsed for none of them, and is as soon as one value calls."""
+    hypot = "        torch.hypot: lambda x, y: -1,\n"
+    text = OPERATOR_TABLE.replace(hypot, hypot.replace("-1", value))
+    parsed = record_parses(monkeypatch)
+    fast = migrate_python(text, "overrides.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "overrides.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text == full.text == text
+    assert fast.findings == full.findings
+    fast_parses = parsed[: len(parsed) - 1]  # the full path's one parse comes last
+    reported = [f.code for f in fast.findings]
+    if value == "-1":
+        assert reported == []
+        assert not any("lambda" in code for code in fast_parses)
+    else:
+        assert reported == ["NPU080"]
+        assert any("torch.hypot(x, y)" in code for code in fast_parses)
+
+
+def test_a_stream_handle_is_renamed_where_the_file_names_nothing_under_torch_cuda() -> None:
+    """NPU012's names gate lets a region through where the file spells `.cuda_stream`,
+    which it renames on any receiver (no qualified name leads there)."""
+    text = "def handle(stream):\n    return stream.cuda_stream\n"
+    fast = migrate_python(text, "streams.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "streams.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text == full.text == text.replace("cuda_stream", "npu_stream")
+    assert fast.findings == full.findings

@@ -509,3 +509,23 @@ def test_nested_statements_are_every_statement_a_walk_finds(module: object) -> N
     assert {"A", "B", "C", "D", "E2", "F"} <= {
         s.name for s in ast_lines.nested_statements(tree.body) if isinstance(s, ast.ClassDef)
     }
+
+
+def test_called_names_are_the_callees_bare_decorators_and_imports() -> None:
+    """`qualified_names(..., called=True)` keeps, of the dotted names, those a statement
+    calls or decorates with: a table keyed by an operator names it without calling it."""
+    tree = parse_ast(
+        "import torch as th\nimport triton as tr\n"
+        "def f(x):\n    from torch.linalg import eig\n"
+        "    table = {th.lgamma: lambda a: -1, th.Tensor.cuda: lambda self: -1}\n"
+        "    return th.hypot(x, x), eig(x), x.cuda()\n"
+        "@tr.jit\n@tr.autotune(configs=[])\ndef kernel(n):\n    pass\n"
+    )
+    bound = module_bindings(tree).names
+    called = qualified_names(tree.body[2:], bound, called=True)
+    every = qualified_names(tree.body[2:], bound)
+    assert {"torch.hypot", "torch.linalg.eig", "triton.jit", "triton.autotune"} <= called
+    assert "torch.linalg" in called  # what the function's own import names
+    assert not {"torch.lgamma", "torch.Tensor.cuda", "torch.Tensor", "torch"} & called
+    assert {"torch.lgamma", "torch.Tensor.cuda"} <= every
+    assert called <= every

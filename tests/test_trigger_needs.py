@@ -277,6 +277,10 @@ def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
     assert Child.trigger.through is not None and "pkg.beta" in Child.trigger.through
     assert Declared.trigger.through == ("pkg.delta", "pkg.gamma")
     assert Visiting.trigger.through is None
+    # Its gate reads the names it calls, decorates with or imports, unless it visits more.
+    assert Parent.trigger.names_called and Child.trigger.names_called
+    assert Declared.trigger.names_called
+    assert not Visiting.trigger.names_called
 
 
 @pytest.mark.parametrize("after", ["", "\\b", "\\(", "z"])

@@ -606,8 +606,10 @@ class Summary:
     """What a statement holds, for rules' cheap per-statement checks: node kinds, keyword
     argument names, names of the functions it defines, whether anything is decorated, every
     dotted name it spells (`chains`: each `Name` and `Attribute` chain, prefixes included),
-    and what its import statements bind (`imports`: local name, dotted name) and name
-    (`imported`: `import a.b` names "a.b"; `from a import b` names "a" and "a.b")."""
+    the chains it calls or decorates with (`called`: each call's callee and each bare
+    decorator, `f` of `f(x)` and `@f`, that is such a chain; no prefixes), and what its
+    import statements bind (`imports`: local name, dotted name) and name (`imported`:
+    `import a.b` names "a.b"; `from a import b` names "a" and "a.b")."""
 
     kinds: frozenset[type[ast.AST]]
     keywords: frozenset[str]
@@ -616,6 +618,7 @@ class Summary:
     chains: frozenset[tuple[str, ...]] = frozenset()
     imports: tuple[tuple[str, str], ...] = ()
     imported: frozenset[str] = frozenset()
+    called: frozenset[tuple[str, ...]] = frozenset()
 
 
 @functools.lru_cache(maxsize=256)
@@ -627,6 +630,8 @@ def summary(statement: ast.stmt) -> Summary:
     chains: set[tuple[str, ...]] = set()
     imports: list[tuple[str, str]] = []
     imported: set[str] = set()
+    # The callees and bare decorators, read off the chains once the walk has them all.
+    callees: list[ast.expr] = []
     decorated = False
     for node in walk(statement):
         kind = type(node)
@@ -639,6 +644,9 @@ def summary(statement: ast.stmt) -> Summary:
             parts = dotted_parts(node)
             if parts is not None:
                 chains.add(tuple(parts))
+        elif kind is ast.Call:
+            assert isinstance(node, ast.Call)
+            callees.append(node.func)
         elif kind is ast.keyword:
             assert isinstance(node, ast.keyword)
             if node.arg is not None:
@@ -646,6 +654,7 @@ def summary(statement: ast.stmt) -> Summary:
         elif kind in _DEFINITIONS:
             assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             decorated = decorated or bool(node.decorator_list)
+            callees.extend(node.decorator_list)
             if kind is not ast.ClassDef:
                 functions.add(node.name)
         elif kind is ast.Import or kind is ast.ImportFrom:
@@ -657,6 +666,7 @@ def summary(statement: ast.stmt) -> Summary:
             else:
                 imported.add("." * node.level + (node.module or ""))
                 imported.update(dotted for _, dotted in bound)
+    called = (dotted_parts(callee) for callee in callees)
     return Summary(
         frozenset(kinds),
         frozenset(keywords),
@@ -665,17 +675,22 @@ def summary(statement: ast.stmt) -> Summary:
         frozenset(chains),
         tuple(imports),
         frozenset(imported),
+        frozenset(tuple(parts) for parts in called if parts is not None),
     )
 
 
 def qualified_names(
-    statements: Iterable[ast.stmt], names: Mapping[str, Sequence[str | None]]
+    statements: Iterable[ast.stmt],
+    names: Mapping[str, Sequence[str | None]],
+    called: bool = False,
 ) -> frozenset[str]:
     """Every qualified name a rule's `qualname()` can give for a node of `statements`, and
     every name their imports name: each dotted name with its head resolved through the
     imports that may bind it (`names`: the module's bindings, as
     `ModuleBindings.names`; and the statements' own imports, functions' included). A
-    superset: a head bound differently in two places gets both, and shadowing is ignored."""
+    superset: a head bound differently in two places gets both, and shadowing is ignored.
+    With `called`, of the dotted names only those of callees and bare decorators
+    (`Summary.called`), with every name the imports name."""
     found: set[str] = set()
     for statement in statements:
         held = summary(statement)
@@ -683,7 +698,7 @@ def qualified_names(
         for name, dotted in held.imports:
             local.setdefault(name, set()).add(dotted)
         found |= held.imported
-        for chain in held.chains:
+        for chain in held.called if called else held.chains:
             head = chain[0]
             bound = names.get(head)
             mine = local.get(head) if local else None

@@ -36,7 +36,11 @@ engine's business. The trigger holds
   `names(qualified, view)`, a necessary condition on the qualified names a region holds
   (`migrator.analysis.ast_lines.qualified_names`: every dotted name with its head resolved
   through the imports that may bind it, and every name its imports name), for a rule
-  that acts only on nodes whose `qualname()` (or import) is one of a few;
+  that acts only on nodes whose `qualname()` (or import) is one of a few
+  (`names_called=True`: of the dotted names only those the region calls or decorates with,
+  `f` of `f(x)` and `@f`, for a rule that acts only at such calls, decorators and
+  imports: torch's `overrides.py` spells `torch.hypot` as the key of a table that calls
+  nothing);
   `region(view)`, a necessary condition on one region (`RegionView`: its stdlib
   statements, the module's import bindings, the target and the rule's `facts`), for a
   rule whose decision can be foreseen from the stdlib tree once names resolve (NPU062
@@ -183,6 +187,7 @@ class Trigger:
     gate: Gate | None = None
     statement_gate: StatementGate | None = None
     names: NamesGate | None = None
+    names_called: bool = False
     region: RegionGate | None = None
     always: Gate | None = None
     facts: Facts | None = None

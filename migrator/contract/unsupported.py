@@ -221,9 +221,9 @@ class UnsupportedConstruct(PythonRule):
         # alias leads to a report only through `uses` (`Trigger.through`), which a
         # `through` the trigger carries (its own or a parent's) is widened to hold.
         if own:
-            # Its own visits may act through any alias.
-            if trigger.through is not None:
-                cls.trigger = dataclasses.replace(trigger, through=None)
+            # Its own visits may act through any alias, and at any name (a call's or not).
+            if trigger.through is not None or trigger.names_called:
+                cls.trigger = dataclasses.replace(trigger, through=None, names_called=False)
             return
         through = tuple(dict.fromkeys((*(trigger.through or ()), *cls.uses)))
         if trigger.through != through:
@@ -239,7 +239,11 @@ class UnsupportedConstruct(PythonRule):
         declared_needs = trigger.needs if trigger.needs is not cls._derived_needs else ()
         needs = declared_needs or tuple(TokenPattern(w, rf"\b{re.escape(w)}\b") for w in last)
         cls._derived_needs = needs if not declared_needs else None
-        cls.trigger = dataclasses.replace(trigger, names=UsesGate(frozenset(names)), needs=needs)
+        # It reports imports, calls and decorators only (no visits of its own): the names
+        # the region calls or decorates with, and its imports, are all its gate reads.
+        cls.trigger = dataclasses.replace(
+            trigger, names=UsesGate(frozenset(names)), needs=needs, names_called=True
+        )
 
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)

@@ -42,7 +42,8 @@ _DATA_FIELDS = ("tokens", "patterns", "needs", "words", "unit", "paths", "files"
 _CALLABLE_FIELDS = ("gate", "statement_gate", "names", "region", "always", "facts")
 # Fields the engine reads only inside a file, from the imported rule class: not indexed.
 _CLASS_FIELDS = (
-    "local", "reads_around", "elements", "skips_data", "quiet_definitions", "through"
+    "local", "reads_around", "elements", "skips_data", "quiet_definitions", "through",
+    "names_called",
 )  # fmt: skip
 
 

@@ -1520,12 +1520,19 @@ def _active(
     code, `code()`: `body` with its string literals blanked), and its statement gate and
     names gate pass (`offset`: where `body` starts in the file's text)."""
     names: frozenset[str] | None = None
+    callees: frozenset[str] | None = None
 
     def qualified() -> frozenset[str]:
         nonlocal names
         if names is None:
             names = qualified_names(region.statements, bindings.names)
         return names
+
+    def called() -> frozenset[str]:
+        nonlocal callees
+        if callees is None:
+            callees = qualified_names(region.statements, bindings.names, called=True)
+        return callees
 
     active = []
     for rule in rules:
@@ -1535,7 +1542,9 @@ def _active(
             rule.trigger.in_statement(node, view.target) for node in region.statements
         ):
             continue
-        if region.statements and not rule.trigger.names_pass(qualified, view):
+        if region.statements and not rule.trigger.names_pass(
+            called if rule.trigger.names_called else qualified, view
+        ):
             continue
         # The code without strings is made last of the cheap checks (a regex pass over the
         # region that most names gates make unnecessary).
