@@ -398,3 +398,38 @@ def test_a_loop_followed_by_a_comment_deeper_than_it_stays(after: str, stood_in:
     assert skeleton is not None and after in skeleton.body
     assert ("for step" not in skeleton.body) is stood_in
     assert "x + step" not in skeleton.body
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_statement_over_several_lines_is_stood_in_by_one_token(
+    monkeypatch: pytest.MonkeyPatch, ending: str
+) -> None:
+    """A cold statement over several lines becomes one bytes string over the same lines
+    (assigned to what it binds): LibCST parses it as one statement, with none of the
+    blank or comment lines a line-by-line stand-in gave it, and the migration over the
+    skeleton gives the full path's output, in either line ending."""
+    text = (
+        "import torch\n\n\ndef build(x):\n    table = dict(\n        a=1,\n        b=2,\n    )\n"
+        "    log(\n" + "        'no token on this line',\n" * 30 + "        x,\n    )\n"
+        "    return x.cuda(), table\n"
+    ).replace("\n", ending)
+    lines = split_lines(text)
+    function = ast.parse(text).body[1]
+    assert isinstance(function, ast.FunctionDef)
+    body = "".join(lines[3:])
+    skeleton = cold_skeleton([function], lines, (4, len(lines)), body, [4, len(lines)], 0)
+    assert skeleton is not None
+    assert skeleton.body.count(ending) == body.count(ending)
+    assert skeleton.body.count('b"""') == 2 and "#1" not in skeleton.body
+    stood = cst.parse_module(skeleton.body).body[0]
+    assert isinstance(stood, cst.FunctionDef) and isinstance(stood.body, cst.IndentedBlock)
+    statements = stood.body.body
+    assert len(statements) == 3
+    assert all(not statement.leading_lines for statement in statements)
+    assert restored(skeleton.body, skeleton.stand_ins) == body
+    parsed = record_parses(monkeypatch)
+    fast = migrate_python(text, "build.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "build.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text == full.text == text.replace("x.cuda()", "x.npu()")
+    assert fast.findings == full.findings
+    assert any('b"""' in code for code in parsed[:-1])  # the fast path parsed a skeleton

@@ -5,13 +5,16 @@ nodes of a statement holding one of its tokens, deciding from that statement, th
 around it and name resolution), a statement none of whose lines holds a token of any of
 them is never walked. Parsing it is the cost that is left (on torch's own source the
 stand-ins spare LibCST 1.2 MB of the 4.6 MB of region code). `cold_skeleton` replaces
-each such statement, outermost first, by one line on its first line and a comment on each
-of its other lines, so every line keeps its number and every kept statement its text,
-leading comments and position.
+each such statement, outermost first, by one line, or by one bytes string over its
+lines (opened on its first line, closed on its last), so every line keeps its number and every
+kept statement its text, leading comments and position. A comment on each line kept the
+numbers too, but LibCST builds nodes for every comment line, and those lines were a
+fifth of the code the regions parsed on torch's source: the string is one token.
 
-The one line binds what the statement binds in its scope, as name resolution reads a
-scope's bindings (`migrator.analysis.scopes`): `a = b = None` for a statement that
-assigns `a` and defines `b`, else `pass`. A statement whose bindings that cannot say
+The stand-in binds what the statement binds in its scope, as name resolution reads a
+scope's bindings (`migrator.analysis.scopes`): `a = b = None` (or `a = b = ` the
+string) for a statement that assigns `a` and defines `b`, else `pass` (or the string alone: a
+bytes string is no docstring). A statement whose bindings that cannot say
 stays: one that imports (an import binds a dotted name), declares a name `global` or
 `nonlocal`, or holds a `match` (in its own scope; a nested function's are its own); so
 does one of the kinds below. A compound statement that stays is read like one with a
@@ -101,12 +104,20 @@ def cold_skeleton(
         head = replaced[0]
         indent = head[: len(head) - len(head.lstrip(" \t"))]
         binds = "".join(f"{name} = " for name in names)
-        statement = f"{binds}None" if binds else "pass"
-        stand_in = [f"{indent}{statement}  # {MARK}{number}{_ending(head)}"]
-        stand_in.extend(f"#{n}{_ending(part)}" for n, part in enumerate(replaced[1:], 1))
+        endings = [_ending(part) for part in replaced]
+        if end == start:
+            statement = f"{binds}None" if binds else "pass"
+            stand_in = [f"{indent}{statement}  # {MARK}{number}{endings[0]}"]
+        else:
+            # One string over the statement's lines (see the module docstring).
+            stand_in = [
+                f'{indent}{binds}b"""{endings[0]}',
+                *endings[1:-1],
+                f'"""  # {MARK}{number}{endings[-1]}',
+            ]
         stand_ins.append(("".join(stand_in), "".join(replaced)))
         body.extend(stand_in)
-        replacing[id(stood[0])] = _stand_in_statement(start, indent, names)
+        replacing[id(stood[0])] = _stand_in_statement(start, end, indent, names)
         replacing.update((id(member), None) for member in stood[1:])
         at = end + 1
     body.extend(lines[at - 1 : last])
@@ -120,12 +131,14 @@ def cold_skeleton(
 _Cold = tuple[int, int, list[str], Sequence[ast.stmt]]
 
 
-def _stand_in_statement(line: int, indent: str, names: Sequence[str]) -> ast.stmt:
-    """The statement a parse gives of a stand-in (`a = b = None`, or `pass`) on `line`,
+def _stand_in_statement(line: int, end: int, indent: str, names: Sequence[str]) -> ast.stmt:
+    """The statement a parse gives of a stand-in on lines `line`..`end` (`a = b = None`, or
+    `pass`, on one line; the bytes string over them, assigned to `a` and `b` or alone),
     positions included (columns in UTF-8 bytes, as the stdlib counts them)."""
     at = len(indent.encode())
-    if not names:
+    if not names and end == line:
         return ast.Pass(lineno=line, col_offset=at, end_lineno=line, end_col_offset=at + 4)
+    start = at
     targets: list[ast.expr] = []
     for name in names:
         size = len(name.encode())
@@ -140,17 +153,28 @@ def _stand_in_statement(line: int, indent: str, names: Sequence[str]) -> ast.stm
             )
         )
         at += size + 3
+    # `None`, or the string that ends with its 3 quotes at the start of line `end`.
+    closes = at + 4 if end == line else 3
     value = ast.Constant(
-        value=None, kind=None, lineno=line, col_offset=at, end_lineno=line, end_col_offset=at + 4
+        value=None if end == line else b"\n" * (end - line),
+        kind=None,
+        lineno=line,
+        col_offset=at,
+        end_lineno=end,
+        end_col_offset=closes,
     )
+    if not targets:
+        return ast.Expr(
+            value=value, lineno=line, col_offset=start, end_lineno=end, end_col_offset=3
+        )
     return ast.Assign(
         targets=targets,
         value=value,
         type_comment=None,
         lineno=line,
-        col_offset=targets[0].col_offset,
-        end_lineno=line,
-        end_col_offset=at + 4,
+        col_offset=start,
+        end_lineno=end,
+        end_col_offset=closes,
     )
 
 
