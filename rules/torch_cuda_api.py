@@ -12,7 +12,6 @@ from migrator.analysis.capability_gates import CAPABILITY_APIS, answers_false, c
 from migrator.analysis.cst_helpers import attribute_chain, dotted_name, find_arg, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext, TokenPattern
 from migrator.contract.trigger import FileView, Trigger
-from migrator.contract.unsupported import covers
 
 # Reported by other rules (NVTX ranges, CUDA graphs): skipped here without a word.
 _OTHER_RULES = frozenset(
@@ -66,14 +65,16 @@ def _stream_handle_facts(tree: ast.Module, text: str) -> object:
 
 
 def _names_gate(names: frozenset[str], view: FileView) -> bool:
-    """A region none of whose qualified names (and imports) lies under `torch.cuda` holds
-    nothing this rule rewrites or reports (every edit and warning is at such a name, an
-    import of one, or a device table whose "cuda" entry names one), unless the file
-    spells the raw stream handle (`.cuda_stream`), read off any receiver. torch's
-    `overrides.py` keys one 1,400-line table by `Tensor.cuda` and the like: it was
-    parsed whole for this rule and held nothing."""
+    """A region none of whose qualified names (and imports) starts with `torch.cuda` holds
+    nothing this rule rewrites or reports: every edit and warning is at a name under it,
+    an import of one, or a device table whose "cuda" entry names one (`_mentions_source`
+    reads a prefix: `torch.cuda_graph_pool` counts), unless the file spells the raw
+    stream handle (`cuda_stream`, an attribute of any receiver, written `s. cuda_stream`
+    too). torch's `overrides.py` keys one 1,400-line table by `Tensor.cuda` and the like:
+    it was parsed whole for this rule and held nothing."""
     source = view.target.source_device_type
-    return covers(names, frozenset((f"torch.{source}",))) or f".{source}_stream" in view.text
+    prefix = f"torch.{source}"
+    return any(name.startswith(prefix) for name in names) or f"{source}_stream" in view.text
 
 
 class TorchCudaApi(PythonRule):

@@ -742,3 +742,23 @@ def test_a_stream_handle_is_renamed_where_the_file_names_nothing_under_torch_cud
     full = migrate_python(text, "streams.py", RULES, NPU, RuleOptions(), full=True)
     assert fast.text == full.text == text.replace("cuda_stream", "npu_stream")
     assert fast.findings == full.findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # `_mentions_source` reads a prefix: `torch.cuda_graph_pool` names the source.
+        "import torch\n\n\ndef f(s):\n"
+        '    return {"cuda": torch.cuda_graph_pool, "cpu": None}, s.cuda\n',
+        # The handle after a space or a line break.
+        "import torch\n\ntorch.cuda.synchronize()\n\n\n"
+        "def f(s):\n    return s. cuda_stream, s.cuda\n",
+        "import torch\n\n\ndef f(s):\n    return s.\\\n        cuda_stream, s.cuda\n",
+    ],
+)
+def test_npu012s_names_gate_admits_what_the_rule_reads_as_its_own(text: str) -> None:
+    fast = migrate_python(text, "gate.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "gate.py", RULES, NPU, RuleOptions(), full=True)
+    assert [f.code for f in full.findings if f.code == "NPU012"]
+    assert fast.text == full.text
+    assert fast.findings == full.findings

@@ -433,3 +433,23 @@ def test_a_statement_over_several_lines_is_stood_in_by_one_token(
     assert fast.text == full.text == text.replace("x.cuda()", "x.npu()")
     assert fast.findings == full.findings
     assert any('b"""' in code for code in parsed[:-1])  # the fast path parsed a skeleton
+
+
+def test_a_name_written_in_fullwidth_letters_is_not_stood_in_folded() -> None:
+    """The stdlib parser folds `torch` written with a fullwidth `t` (U+FF54) to `torch`;
+    LibCST's scopes keep it as written. A
+    stand-in binding the folded name would shadow the import of torch that the function
+    then uses, which the full path rewrites: such a statement stays."""
+    text = (
+        "import torch\n\n\ndef f(x):\n    \uff54orch = make(\n        x,\n    )\n"
+        + "".join(f"    v{n} = x + {n}\n" for n in range(40))
+        + "    torch.cuda.synchronize()\n    return \uff54orch\n"
+    )
+    lines = split_lines(text)
+    function = ast.parse(text).body[1]
+    skeleton = cold_skeleton([function], lines, (4, len(lines)), "".join(lines[3:]), [4, 46], 0)
+    assert skeleton is not None and "\uff54orch = make(" in skeleton.body
+    fast = migrate_python(text, "fold.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "fold.py", RULES, NPU, RuleOptions(), full=True)
+    assert fast.text == full.text == text.replace("torch.cuda.sync", "torch.npu.sync")
+    assert fast.findings == full.findings

@@ -5,6 +5,7 @@ NPU080's operators called by qualified name)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -281,6 +282,19 @@ def test_a_subclass_with_other_uses_needs_their_names_not_its_parents() -> None:
     assert Parent.trigger.names_called and Child.trigger.names_called
     assert Declared.trigger.names_called
     assert not Visiting.trigger.names_called
+
+    class Gated(Parent):
+        trigger = dataclasses.replace(Parent.trigger, names=lambda names, view: True)
+
+    class Mixin:
+        def visit_Name(self, node: cst.Name) -> None:
+            pass
+
+    class Mixed(Parent, Mixin):
+        pass
+
+    assert not Gated.trigger.names_called  # a gate of its own reads every name
+    assert not Mixed.trigger.names_called and Mixed.trigger.through is None
 
 
 @pytest.mark.parametrize("after", ["", "\\b", "\\(", "z"])

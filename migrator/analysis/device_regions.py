@@ -586,10 +586,10 @@ def plain_chain(
     starts at one of its links (`_may_be_region` is False; `names`: what the names in
     scope are bound to, `commented`: whether the source around it says a feature is
     CUDA-only, `says_only_on_source`), with the statements of its bodies as they are or
-    any of them stood in for by a plain one (`pass`, `a = None`) binding names the
-    statement binds: such a chain is decided by its tests alone, which a stand-in does
-    not touch; a `raise` and CUDA-only work, what `region` reads of a body, are in
-    neither."""
+    any of them stood in for by a plain one (`pass`, `a = None`, or a bytes string over
+    the statement's lines, alone or assigned) binding names the statement binds: such a
+    chain is decided by its tests alone, which a stand-in does not touch; a `raise` and
+    CUDA-only work, what `region` reads of a body, are in neither."""
     return not _may_be_region(node, list(_ast_chain(node)), names, target, commented)
 
 

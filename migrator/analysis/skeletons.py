@@ -264,13 +264,22 @@ def _collect(
                 start, end, members, lines
             ):
                 names = scope_bindings(members)
-                if names is not None:
+                if names is not None and (not names or _spelt_as_read(lines[start - 1 : end])):
                     cold.append((start, end, names, members))
                     continue
             # Hot, or cold but not to be stood in whole (it imports, or shares a line):
             # its blocks' statements may be.
             if len(members) == 1:
                 _collect(members[0], lines, hot, cold, opens)
+
+
+def _spelt_as_read(lines: Sequence[str]) -> bool:
+    """Whether the names bound on these lines are spelt as the stdlib tree reads them: the
+    parser folds a name written in fullwidth letters (`torch` with U+FF54 for its `t`) to
+    its ASCII form (NFKC),
+    LibCST's scopes keep it as written, and a stand-in that bound the folded name shadowed
+    an import of it that the statement never bound there."""
+    return all(line.isascii() for line in lines)
 
 
 def _blocks(

@@ -212,9 +212,11 @@ class UnsupportedConstruct(PythonRule):
                     "trigger's facts: it cannot declare facts of its own"
                 )
             trigger = cls.trigger = dataclasses.replace(trigger, facts=availability_flags)
+        # Any class of its own, or a mixin beside this one, may add visits.
         own = any(
             name.startswith(("visit_", "leave_"))
-            for klass in cls.__mro__[: cls.__mro__.index(UnsupportedConstruct)]
+            for klass in cls.__mro__
+            if klass not in UnsupportedConstruct.__mro__
             for name in vars(klass)
         )
         # Only an import statement reports a module, and it spells the module's name: an
@@ -231,6 +233,10 @@ class UnsupportedConstruct(PythonRule):
         if not trigger.local:
             trigger = cls.trigger = dataclasses.replace(trigger, local=True)
         if not isinstance(trigger.names, (UsesGate, type(None))):
+            # A gate of its own reads every name (a parent's `names_called` came with the
+            # parent's uses gate).
+            if trigger.names_called:
+                cls.trigger = dataclasses.replace(trigger, names_called=False)
             return
         names = (*cls.modules, *cls.uses)
         last = sorted({name.rsplit(".", 1)[-1] for name in names})
