@@ -1328,10 +1328,11 @@ def _stand_ins(
 ) -> tuple[str, list[tuple[str, str]]] | None:
     """A skeleton of a large module for rules that skip plain data: each top-level
     assignment of a large table (`statement_spans.data_assignments`; a string naming the
-    source or target device keeps it) becomes `__migrate_table_<n>__ = (...)` over the
-    same lines (a comment on each), so positions stay; and where every rule names its
-    quiet definitions (`Trigger.quiet_definitions`), each top-level function or class
-    they all name becomes `def <name>(): ...` (`class <name>: ...`) over its lines. With
+    source or target device keeps it) becomes `__migrate_table_<n>__ = b"..."`, a bytes
+    string over the same lines (each line's number on it), so positions stay; and where
+    every rule names its quiet definitions (`Trigger.quiet_definitions`), each top-level
+    function or class they all name becomes `def <name>(): ...` (`class <name>: ...`),
+    its body such a string where it spans more lines. With
     (stand-in, the lines it replaced) for each (`tree`: the stdlib parse of `text`, if
     the caller has one; `moved`: the original's, and the changes that made `text`).
     None where there is none, or a rule reads tables."""
@@ -1369,14 +1370,19 @@ def _stand_ins(
     for number, (first, last, definition) in enumerate(reversed(found)):
         replaced = "".join(lines[first - 1 : last])
         ending = replaced[len(replaced.rstrip("\r\n")) :]
-        # A comment on each line inside: lines that differ, as a diff of the module
-        # before and after a pass needs (`remap_lines` is slow on many equal lines).
         name = _STAND_IN.format(number)
-        inside = "".join(f"\n#{line}" for line in range(first + 1, last))
-        if definition is not None:
-            stand_in = f"{definition}  # {name}{inside}" + (f"\n#{last}" if last > first else "")
+        if last == first:
+            stand_in = f"{definition}  # {name}" if definition is not None else f"{name} = ()"
         else:
-            stand_in = f"{name} = ({inside}\n)" if last > first else f"{name} = ()"
+            # One bytes string over the other lines, each holding its number: lines that
+            # differ, as a diff of the module before and after a pass needs (`remap_lines`
+            # is slow on many equal lines), in one token (LibCST builds nodes for each
+            # comment line, which a comment on each line cost).
+            inside = "".join(f"\n{line}" for line in range(first + 1, last + 1))
+            if definition is not None:
+                stand_in = f'{definition.removesuffix("...")}b"""{inside}"""  # {name}'
+            else:
+                stand_in = f'{name} = b"""{inside}"""'
         stand_in += ending
         stand_ins.append((stand_in, replaced))
         lines[first - 1 : last] = [stand_in]
