@@ -9,7 +9,13 @@ from typing import TypeGuard
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import first_line, has_lone_cr, is_word, nodes_of, walk
+from migrator.analysis.ast_lines import (
+    first_line,
+    has_lone_cr,
+    is_word,
+    nodes_of,
+    statement_nodes,
+)
 from migrator.analysis.bindings import dotted_parts
 from migrator.analysis.cst_helpers import (
     AUTOCAST_CALLS,
@@ -228,7 +234,7 @@ def _has_source_literal(statement: ast.stmt, target: Target) -> bool:
     # call. Docstrings, log text and names that merely start with it ("cudagraphs") do not.
     source = target.source_device_type
     other_case = False
-    nodes = walk(statement)
+    nodes = statement_nodes(statement)
     for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             kind = node.value.split(":", 1)[0]

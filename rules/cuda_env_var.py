@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import walk
+from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, string_value, terminal_name, with_string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
@@ -54,7 +54,7 @@ def _names_a_variable(region: RegionView) -> bool:
     `CUDA_HOME` constant or `_NCCL_STREAMS` attribute is not)."""
     mapping = region.target.env_mapping
     for statement in region.statements:
-        for node in walk(statement):
+        for node in statement_nodes(statement):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if mapping(node.value) is not None:
                     return True

@@ -10,7 +10,12 @@ from typing import Literal
 import libcst as cst
 
 from migrator.analysis import cst_walk
-from migrator.analysis.ast_lines import first_line, last_line, nested_statements, walk
+from migrator.analysis.ast_lines import (
+    first_line,
+    last_line,
+    nested_statements,
+    statement_nodes,
+)
 from migrator.analysis.bindings import dotted_parts, import_bindings, module_bindings
 from migrator.analysis.cst_helpers import find_arg, is_device_name, mentions_name, string_value
 from migrator.contract.rule import Example, PythonRule, RuleContext
@@ -227,7 +232,7 @@ def _may_report(region: RegionView) -> bool:
     modules = frozenset(_device_modules(region.target))
     tails = tuple(f"{module}.DoubleTensor" for module in sorted(modules))
     for statement in region.statements:
-        for node in walk(statement):
+        for node in statement_nodes(statement):
             kind = type(node)
             if kind is ast.Attribute:
                 assert isinstance(node, ast.Attribute)

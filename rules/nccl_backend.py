@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import walk
+from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
@@ -30,7 +30,7 @@ def _names_backend(statement: ast.stmt, target: Target) -> bool:
     `self._nccl_comm`) and log text do not."""
     source = target.source_dist_backend
     names = {source.upper(), f"is_{source}_available"}
-    for node in walk(statement):
+    for node in statement_nodes(statement):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, str) and retarget_backend(
                 node.value, source, target.dist_backend, target.source_device_type,

@@ -6,7 +6,7 @@ import ast
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import qualified_names, walk
+from migrator.analysis.ast_lines import qualified_names, statement_nodes
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
@@ -55,7 +55,7 @@ def _may_report(region: RegionView) -> bool:
     if covers(qualified_names(region.statements, region.names), _USES):
         return True
     for statement in region.statements:
-        for node in walk(statement):
+        for node in statement_nodes(statement):
             if type(node) in (ast.List, ast.Tuple):
                 assert isinstance(node, (ast.List, ast.Tuple))
                 head = node.elts[0] if node.elts else None

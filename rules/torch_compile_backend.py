@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import qualified_names, walk
+from migrator.analysis.ast_lines import qualified_names, statement_nodes
 from migrator.analysis.cst_helpers import find_arg, has_star_kwargs, string_value
 from migrator.contract.rule import Example, TokenPattern
 from migrator.contract.trigger import RegionView, Trigger
@@ -31,7 +31,7 @@ def _may_report(region: RegionView) -> bool:
     if not _imports_torch(region.names):
         return False
     for statement in region.statements:
-        for node in walk(statement):
+        for node in statement_nodes(statement):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)

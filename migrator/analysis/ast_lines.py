@@ -61,6 +61,15 @@ def walk(node: ast.AST) -> list[ast.AST]:
     return _walk(node, _NODE_FIELDS, ())
 
 
+@functools.lru_cache(maxsize=256)
+def statement_nodes(statement: ast.stmt) -> tuple[ast.AST, ...]:
+    """`walk(statement)`, kept for the last few statements asked about (the engine clears
+    it with `summary` after each file): a region's gates each walked its statements
+    (NPU010's string check, NPU060's and NPU062's region gates, the summary), and one walk
+    now serves them all."""
+    return tuple(walk(statement))
+
+
 def child_nodes(node: ast.AST) -> list[ast.AST]:
     """`list(ast.iter_child_nodes(node))` without the load/store contexts, in the same
     order, read through `walk`'s table of the fields that may hold a node (a walk that
@@ -195,8 +204,11 @@ def nested_statements(statements: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
 
 def first_line(node: ast.stmt) -> int:
     """The statement's first line, its decorators included."""
-    decorators: list[ast.expr] = getattr(node, "decorator_list", None) or []
-    return min([node.lineno, *(d.lineno for d in decorators)])
+    decorators: list[ast.expr] | None = getattr(node, "decorator_list", None)
+    if not decorators:
+        # Most statements: no list and generator made for a `min` of one line.
+        return node.lineno
+    return min(node.lineno, *(d.lineno for d in decorators))
 
 
 def last_line(node: ast.stmt) -> int:
@@ -210,9 +222,10 @@ def logical_groups(
     `a = 1; \\` with `b = 2` on the next line), as LibCST
     keeps them in one `SimpleStatementLine` (the engine's regions never start mid-line)."""
     groups: list[tuple[int, int, list[ast.stmt]]] = []
+    count = len(lines) + 1
     for stmt in statements:
-        first, last = first_line(stmt), last_line(stmt)
-        continued = 1 < first <= len(lines) + 1 and lines[first - 2].rstrip("\r\n").endswith("\\")
+        first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
+        continued = 1 < first <= count and lines[first - 2].rstrip("\r\n").endswith("\\")
         if groups and (first <= groups[-1][1] or continued):
             start, end, members = groups[-1]
             groups[-1] = (start, max(end, last), [*members, stmt])
@@ -633,7 +646,7 @@ def summary(statement: ast.stmt) -> Summary:
     # The callees and bare decorators, read off the chains once the walk has them all.
     callees: list[ast.expr] = []
     decorated = False
-    for node in walk(statement):
+    for node in statement_nodes(statement):
         kind = type(node)
         kinds.add(kind)
         if kind is ast.Name:

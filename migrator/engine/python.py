@@ -51,6 +51,7 @@ from migrator.analysis.ast_lines import (
     logical_groups,
     part_literal,
     qualified_names,
+    statement_nodes,
     summary,
     walk,
     whole_word,
@@ -1874,6 +1875,8 @@ def _by_region(
         changes.extend((region.first, region.last, new_lines) for region, new_lines in replaced)
     for region, new_lines in reversed(replaced):
         lines[region.first - 1 : region.last] = new_lines
-    # The statement gates' walks are kept per statement; none outlives its file.
+    # The statement gates' walks and summaries are kept per statement; none outlives its
+    # file.
     summary.cache_clear()
+    statement_nodes.cache_clear()
     return "".join(lines)
