@@ -453,3 +453,30 @@ def test_a_name_written_in_fullwidth_letters_is_not_stood_in_folded() -> None:
     full = migrate_python(text, "fold.py", RULES, NPU, RuleOptions(), full=True)
     assert fast.text == full.text == text.replace("torch.cuda.sync", "torch.npu.sync")
     assert fast.findings == full.findings
+
+
+def test_without_a_walrus_the_bindings_are_read_off_the_targets_alone() -> None:
+    """`scope_bindings(..., walrus=False)` gives what the full walk gives, in order, for
+    every statement of accelerate's largest files and their nested blocks that holds no
+    `:=`."""
+    checked = 0
+    for path in sorted(ACCELERATE, key=lambda path: path.stat().st_size)[-8:]:
+        text = path.read_text(encoding="utf-8")
+        if ":=" in text:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            for block in ("body", "orelse", "finalbody"):
+                held = getattr(node, block, None)
+                for statement in held if isinstance(held, list) else ():
+                    if isinstance(statement, ast.stmt):
+                        checked += 1
+                        assert scope_bindings([statement], walrus=False) == scope_bindings(
+                            [statement]
+                        )
+    assert checked > 2000
+    sample = ast.parse(
+        "with a() as (b, c), d():\n    e = f[g] = h\nfor i, *j in k:\n    l += 1\n"
+        "try:\n    pass\nexcept E as m:\n    n: int\nx[[o for o in p]] = lambda q: q\n"
+    ).body
+    assert scope_bindings(sample, walrus=False) == scope_bindings(sample)
+    assert scope_bindings(sample) == ["b", "c", "e", "i", "j", "l", "m", "n"]

@@ -85,9 +85,11 @@ def cold_skeleton(
         return None
     first, last = span
     cold: list[_Cold] = []
+    # Without a `:=` in the text, only targets bind names (`scope_bindings`).
+    walrus = ":=" in text
     for _, _, members in logical_groups(statements, lines):
         if len(members) == 1:
-            _collect(members[0], lines, hot, cold, opens)
+            _collect(members[0], lines, hot, cold, opens, walrus)
     if not cold:
         return None
     saved = sum(sum(map(len, lines[start - 1 : end])) for start, end, _, _ in cold)
@@ -254,23 +256,25 @@ def _collect(
     hot: Sequence[int],
     cold: list[_Cold],
     opens: Callable[[ast.If], bool] | None,
+    walrus: bool,
 ) -> None:
     """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
-    hot line and may be stood in (`statement` spans one), each with the names it binds."""
+    hot line and may be stood in (`statement` spans one), each with the names it binds
+    (`walrus`: whether the region's text holds a `:=`)."""
     for block in _blocks(statement, opens, lines):
         for start, end, members in logical_groups(block, lines):
             index = bisect.bisect_left(hot, start)
             if not (index < len(hot) and hot[index] <= end) and may_stand_in(
                 start, end, members, lines
             ):
-                names = scope_bindings(members)
+                names = scope_bindings(members, walrus)
                 if names is not None and (not names or _spelt_as_read(lines[start - 1 : end])):
                     cold.append((start, end, names, members))
                     continue
             # Hot, or cold but not to be stood in whole (it imports, or shares a line):
             # its blocks' statements may be.
             if len(members) == 1:
-                _collect(members[0], lines, hot, cold, opens)
+                _collect(members[0], lines, hot, cold, opens, walrus)
 
 
 def _spelt_as_read(lines: Sequence[str]) -> bool:
@@ -352,12 +356,14 @@ def _column(line: str, offset: int) -> int:
     return offset if line.isascii() else len(line.encode()[:offset].decode(errors="replace"))
 
 
-def scope_bindings(statements: Sequence[ast.stmt]) -> list[str] | None:
+def scope_bindings(statements: Sequence[ast.stmt], walrus: bool = True) -> list[str] | None:
     """The names `statements` bind in their own scope, in order, as
     `migrator.analysis.scopes` collects a scope's bindings (assignment, `for`, `with` and
     `:=` targets, handler names, definitions; not a comprehension's targets, nor what a
     nested function, class or lambda binds inside); None where one imports, declares a
-    name `global` or `nonlocal`, or matches (what those bind is more than a name)."""
+    name `global` or `nonlocal`, or matches (what those bind is more than a name).
+    `walrus=False`: their text holds no `:=`, so an expression binds a name only as a
+    target, and the other expressions are not walked (`_binding_children`)."""
     found: dict[str, None] = {}
     pending: list[ast.AST] = list(reversed(statements))
     while pending:
@@ -377,10 +383,38 @@ def scope_bindings(statements: Sequence[ast.stmt]) -> list[str] | None:
             found[node.name] = None
         if isinstance(node, ast.comprehension):
             children: list[ast.AST] = [node.iter, *node.ifs]
+        elif not walrus and isinstance(node, (ast.stmt, ast.ExceptHandler)):
+            children = _binding_children(node)
         else:
             children = child_nodes(node)
         pending.extend(reversed(children))
     return list(found)
+
+
+def _binding_children(node: ast.stmt | ast.ExceptHandler) -> list[ast.AST]:
+    """`child_nodes` of a statement or an `except` handler, in the same order, less the
+    expressions that bind nothing where no `:=` is written: all but the targets of an
+    assignment, a `for` and a `with ... as` (the blocks stay). A skeleton's cold
+    statements were each walked whole for their names (1% of torch's run)."""
+    kind = type(node)
+    if kind is ast.Assign:
+        assert isinstance(node, ast.Assign)
+        return list(node.targets)
+    if kind is ast.AugAssign or kind is ast.AnnAssign:
+        assert isinstance(node, (ast.AugAssign, ast.AnnAssign))
+        return [node.target]
+    if kind is ast.For or kind is ast.AsyncFor:
+        assert isinstance(node, (ast.For, ast.AsyncFor))
+        return [node.target, *node.body, *node.orelse]
+    if kind is ast.With or kind is ast.AsyncWith:
+        assert isinstance(node, (ast.With, ast.AsyncWith))
+        variables = [item.optional_vars for item in node.items if item.optional_vars]
+        return [*variables, *node.body]
+    return [child for child in child_nodes(node) if isinstance(child, _BLOCK_NODES)]
+
+
+# What a block holds: statements, and a `try`'s handlers.
+_BLOCK_NODES = (ast.stmt, ast.ExceptHandler)
 
 
 def restored(code: str, stand_ins: Sequence[tuple[str, str]]) -> str | None:
