@@ -6,7 +6,7 @@ import ast
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import qualified_names, statement_nodes
+from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, string_value
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.trigger import RegionView, Trigger
@@ -52,7 +52,7 @@ def _may_report(region: RegionView) -> bool:
     element is a string running `nvidia-smi` (`_argv`; an f-string counts). torch's
     hipify tables (`("nvmlDeviceGetCount", ...)`, 140 kB in one statement) hold
     neither."""
-    if covers(qualified_names(region.statements, region.names), _USES):
+    if covers(region.qualified, _USES):
         return True
     for statement in region.statements:
         for node in statement_nodes(statement):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import libcst as cst
 
-from migrator.analysis.ast_lines import qualified_names, statement_nodes
+from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, has_star_kwargs, string_value
 from migrator.contract.rule import Example, TokenPattern
 from migrator.contract.trigger import RegionView, Trigger
@@ -26,7 +26,7 @@ def _may_report(region: RegionView) -> bool:
     """Whether a region can hold a report, read from the stdlib tree: a name under
     `torch.compile` (a call or decorator through any alias), or a `.compile(...)` method
     call as `visit_Call` reports it, in a module that imports torch."""
-    if covers(qualified_names(region.statements, region.names), _USES):
+    if covers(region.qualified, _USES):
         return True
     if not _imports_torch(region.names):
         return False

@@ -146,7 +146,10 @@ def _region_gate(code: str, text: str) -> bool:
     tree = parse_ast(text)
     facts = rule.trigger.file_facts(tree, text)
     assert rule.trigger.region is not None
-    view = RegionView(tuple(tree.body), module_bindings(tree).names, NPU, lambda: facts, text)
+    names = module_bindings(tree).names
+    view = RegionView(tuple(tree.body), names, NPU, lambda: facts, text)
+    # Without the engine's names, a gate reads them as the engine makes them.
+    assert view.qualified == qualified_names(tree.body, names)
     return rule.trigger.region_passes(view)
 
 

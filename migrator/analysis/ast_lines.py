@@ -224,6 +224,7 @@ def logical_groups(
     groups: list[tuple[int, int, list[ast.stmt]]] = []
     count = len(lines) + 1
     for stmt in statements:
+        # `last_line`, written out: this runs for every statement of every region.
         first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
         continued = 1 < first <= count and lines[first - 2].rstrip("\r\n").endswith("\\")
         if groups and (first <= groups[-1][1] or continued):

@@ -5,19 +5,19 @@ nodes of a statement holding one of its tokens, deciding from that statement, th
 around it and name resolution), a statement none of whose lines holds a token of any of
 them is never walked. Parsing it is the cost that is left (on torch's own source the
 stand-ins spare LibCST 1.2 MB of the 4.6 MB of region code). `cold_skeleton` replaces
-each such statement, outermost first, by one line, or by one bytes string over its
-lines (opened on its first line, closed on its last), so every line keeps its number and every
+each such statement, outermost first, by one line, or by one bytes string over its lines
+(opened on its first line, closed on its last), so every line keeps its number and every
 kept statement its text, leading comments and position. A comment on each line kept the
 numbers too, but LibCST builds nodes for every comment line, and those lines were a
 fifth of the code the regions parsed on torch's source: the string is one token.
 
 The stand-in binds what the statement binds in its scope, as name resolution reads a
-scope's bindings (`migrator.analysis.scopes`): `a = b = None` (or `a = b = ` the
-string) for a statement that assigns `a` and defines `b`, else `pass` (or the string alone: a
-bytes string is no docstring). A statement whose bindings that cannot say
-stays: one that imports (an import binds a dotted name), declares a name `global` or
-`nonlocal`, or holds a `match` (in its own scope; a nested function's are its own); so
-does one of the kinds below. A compound statement that stays is read like one with a
+scope's bindings (`migrator.analysis.scopes`): `a = b = None` (or `a = b = ` the string)
+for a statement that assigns `a` and defines `b`, else `pass` (or the string alone: a
+bytes string is no docstring). A statement whose bindings that cannot say stays: one
+that imports (an import binds a dotted name), declares a name `global` or `nonlocal`,
+or holds a `match` (in its own scope; a nested function's are its own); so does one of
+the kinds below. A compound statement that stays is read like one with a
 token: the statements in its blocks may still be stood in (all but the import in a
 function that imports one name).
 
@@ -280,9 +280,8 @@ def _collect(
 def _spelt_as_read(lines: Sequence[str]) -> bool:
     """Whether the names bound on these lines are spelt as the stdlib tree reads them: the
     parser folds a name written in fullwidth letters (`torch` with U+FF54 for its `t`) to
-    its ASCII form (NFKC),
-    LibCST's scopes keep it as written, and a stand-in that bound the folded name shadowed
-    an import of it that the statement never bound there."""
+    its ASCII form (NFKC), LibCST's scopes keep it as written, and a stand-in that bound
+    the folded name shadowed an import of it that the statement never bound there."""
     return all(line.isascii() for line in lines)
 
 

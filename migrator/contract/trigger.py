@@ -154,17 +154,29 @@ class RegionView:
     target, what the rule's `facts` read of the whole file (`facts_of` works them
     out when a gate first reads `facts`: most gates never do, and facts walk the whole
     file) and its source lines, comments included (`text`; None where not known, and a
-    gate must then assume any comment)."""
+    gate must then assume any comment); `qualified_of`: the statements' qualified names
+    as the engine made them for the names gates, read through `qualified`."""
 
     statements: Sequence[ast.stmt]
     names: Mapping[str, Sequence[str | None]]
     target: Target = NPU
     facts_of: Callable[[], object] | None = None
     text: str | None = None
+    qualified_of: Callable[[], frozenset[str]] | None = None
 
     @property
     def facts(self) -> object:
         return None if self.facts_of is None else self.facts_of()
+
+    @property
+    def qualified(self) -> frozenset[str]:
+        """`ast_lines.qualified_names` of the statements, the engine's where it has them
+        (a gate that made them again repeated the names gates' work)."""
+        if self.qualified_of is not None:
+            return self.qualified_of()
+        from migrator.analysis.ast_lines import qualified_names
+
+        return qualified_names(self.statements, self.names)
 
 
 RegionGate = Callable[[RegionView], bool]

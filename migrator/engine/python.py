@@ -1567,6 +1567,7 @@ def _active(
                     view.target,
                     functools.partial(facts.get, rule.code),
                     body,
+                    qualified,
                 )
             )
         ):
