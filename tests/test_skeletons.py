@@ -6,6 +6,7 @@ in."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -199,6 +200,48 @@ def test_what_a_statement_binds_in_its_scope() -> None:
     assert scope_bindings(ast.parse(match).body) is None
 
 
+RUNS = """\
+def f(x):
+    a = 1
+    # a comment between
+    b = 2
+
+    c = 3
+    # cuda: a hot comment
+    d = 4
+    try:
+        e = 5
+    except ValueError:
+        g = 6
+        y = x.cuda()
+        # deeper: LibCST keeps it in the handler's block
+    # indented as the statement below: its stand-in takes it
+    return x
+"""
+
+
+def test_a_run_of_cold_statements_in_a_block_is_one_stand_in() -> None:
+    """Cold statements that follow one another in one block, with only blank lines and
+    comments between them, become one stand-in binding all their names; a hot comment, a
+    statement that stays, or a block's end ends the run. The comments right above a
+    stand-in, indented as it is, are in it too."""
+    lines = split_lines(RUNS)
+    skeleton = cold_skeleton(ast.parse(RUNS).body, lines, (1, 16), RUNS, [1, 7, 13], 0)
+    assert skeleton is not None
+    replaced = [
+        "".join(lines[start - 1 : end])
+        for start, end in [(2, 6), (8, 8), (10, 10), (12, 12), (15, 16)]
+    ]
+    assert [old for _, old in skeleton.stand_ins] == replaced
+    assert skeleton.stand_ins[0][0].startswith('    a = b = c = b"""\n')
+    assert "# cuda: a hot comment" in skeleton.body and "# deeper" in skeleton.body
+    assert restored(skeleton.body, skeleton.stand_ins) == RUNS
+    parsed = ast.parse(skeleton.body).body
+    assert [ast.dump(node, include_attributes=True) for node in parsed] == [
+        ast.dump(node, include_attributes=True) for node in skeleton.statements
+    ]
+
+
 ACCELERATE = sorted(Path(accelerate.__file__).parent.rglob("*.py"))
 
 
@@ -302,9 +345,11 @@ def test_the_fast_path_on_skeletons_gives_the_full_paths_output(
     assert MARK in moved and "nothing to migrate here" not in moved
     assert "return x.npu()" in outcome.text
     assert 'print("nothing to migrate here", step)' in outcome.text
-    # A local `torch` keeps its binding in its stand-in (the call is not the module's).
+    # A local `torch` keeps its binding in its stand-in (the call is not the module's);
+    # the padding before it and the assignment are one stand-in.
     (shadowed,) = by_function["shadowed"]
-    assert "torch = None" in shadowed and "make_backend" not in shadowed
+    assert re.search(r" torch = b\"\"\"\n", shadowed) and "make_backend" not in shadowed
+    assert shadowed.count(MARK) == 1
     # An import is never stood in; nor is anything inside an `if` that holds a token
     # (its CUDA-only work keeps the chain on CUDA).
     (imported,) = by_function["imported"]
@@ -410,21 +455,25 @@ def test_a_statement_over_several_lines_is_stood_in_by_one_token(
     skeleton gives the full path's output, in either line ending."""
     text = (
         "import torch\n\n\ndef build(x):\n    table = dict(\n        a=1,\n        b=2,\n    )\n"
-        "    log(\n" + "        'no token on this line',\n" * 30 + "        x,\n    )\n"
+        "    x = x.cuda()\n    log(\n"
+        + "        'no token on this line',\n"
+        * 30
+        + "        x,\n    )\n"
         "    return x.cuda(), table\n"
     ).replace("\n", ending)
     lines = split_lines(text)
     function = ast.parse(text).body[1]
     assert isinstance(function, ast.FunctionDef)
     body = "".join(lines[3:])
-    skeleton = cold_skeleton([function], lines, (4, len(lines)), body, [4, len(lines)], 0)
+    hot = [4, 9, len(lines)]
+    skeleton = cold_skeleton([function], lines, (4, len(lines)), body, hot, 0)
     assert skeleton is not None
     assert skeleton.body.count(ending) == body.count(ending)
     assert skeleton.body.count('b"""') == 2 and "#1" not in skeleton.body
     stood = cst.parse_module(skeleton.body).body[0]
     assert isinstance(stood, cst.FunctionDef) and isinstance(stood.body, cst.IndentedBlock)
     statements = stood.body.body
-    assert len(statements) == 3
+    assert len(statements) == 4
     assert all(not statement.leading_lines for statement in statements)
     assert restored(skeleton.body, skeleton.stand_ins) == body
     parsed = record_parses(monkeypatch)

@@ -84,14 +84,15 @@ def cold_skeleton(
     if MARK in text:
         return None
     first, last = span
-    cold: list[_Cold] = []
+    found: list[_Found] = []
     # Without a `:=` in the text, only targets bind names (`scope_bindings`).
     walrus = ":=" in text
     for _, _, members in logical_groups(statements, lines):
         if len(members) == 1:
-            _collect(members[0], lines, hot, cold, opens, walrus)
-    if not cold:
+            _collect(members[0], lines, hot, found, opens, walrus)
+    if not found:
         return None
+    cold = _runs(found, lines, hot)
     saved = sum(sum(map(len, lines[start - 1 : end])) for start, end, _, _ in cold)
     if saved < least:
         return None
@@ -129,8 +130,41 @@ def cold_skeleton(
 
 
 # A statement stood in for: its lines (first, last), the names its stand-in binds and the
-# statements it is made of (those of one logical line).
+# statements it is made of (those of one logical line, or of a run of them: `_runs`).
 _Cold = tuple[int, int, list[str], Sequence[ast.stmt]]
+# What `_collect` finds: a `_Cold` and the block it is in (the block list's id; the tree
+# outlives the skeleton's making).
+_Found = tuple[int, int, list[str], Sequence[ast.stmt], int]
+
+
+def _runs(found: Sequence[_Found], lines: Sequence[str], hot: Sequence[int]) -> list[_Cold]:
+    """`found` with each run of statements that follow one another in one block, with only
+    blank lines and comments on no hot line between them, made one stand-in binding
+    their names where the run starts: no code between them reads a name, and the scopes
+    read a block's bindings in no order (`migrator.analysis.scopes`). LibCST builds
+    nodes for each stand-in and each comment line it keeps; a run of ten cold assignments
+    was ten statements to parse, and is one."""
+    runs: list[_Cold] = []
+    block_of = -1
+    for start, end, names, members, block in found:
+        if runs and block == block_of:
+            first, last, held, stood = runs[-1]
+            if _only_comments(lines, last, start - 1, hot):
+                bound = list(dict.fromkeys([*held, *names]))
+                runs[-1] = (first, end, bound, [*stood, *members])
+                continue
+        runs.append((start, end, names, members))
+        block_of = block
+    return runs
+
+
+def _only_comments(lines: Sequence[str], after: int, before: int, hot: Sequence[int]) -> bool:
+    """Whether the lines after line `after` up to line `before` are blank lines and
+    comments only, none of them hot."""
+    index = bisect.bisect_right(hot, after)
+    if index < len(hot) and hot[index] <= before:
+        return False
+    return all(_BLANK.fullmatch(line) or _COMMENT.match(line) for line in lines[after:before])
 
 
 def _stand_in_statement(line: int, end: int, indent: str, names: Sequence[str]) -> ast.stmt:
@@ -254,27 +288,56 @@ def _collect(
     statement: ast.stmt,
     lines: Sequence[str],
     hot: Sequence[int],
-    cold: list[_Cold],
+    cold: list[_Found],
     opens: Callable[[ast.If], bool] | None,
     walrus: bool,
 ) -> None:
     """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
     hot line and may be stood in (`statement` spans one), each with the names it binds
-    (`walrus`: whether the region's text holds a `:=`)."""
+    (`walrus`: whether the region's text holds a `:=`) and its block."""
     for block in _blocks(statement, opens, lines):
+        after = 0
         for start, end, members in logical_groups(block, lines):
+            before, after = after, end
             index = bisect.bisect_left(hot, start)
             if not (index < len(hot) and hot[index] <= end) and may_stand_in(
                 start, end, members, lines
             ):
                 names = scope_bindings(members, walrus)
                 if names is not None and (not names or _spelt_as_read(lines[start - 1 : end])):
-                    cold.append((start, end, names, members))
+                    lead = _leading_comments(lines, before, start, hot) if before else start
+                    cold.append((lead, end, names, members, id(block)))
                     continue
             # Hot, or cold but not to be stood in whole (it imports, or shares a line):
             # its blocks' statements may be.
             if len(members) == 1:
                 _collect(members[0], lines, hot, cold, opens, walrus)
+
+
+def _leading_comments(lines: Sequence[str], after: int, start: int, hot: Sequence[int]) -> int:
+    """The first line of the comments right above the statement on line `start` that its
+    stand-in may take too (`after`: the last line of the statement before it in its
+    block): comment lines indented as it is, and blank lines among them, on no hot line.
+    LibCST gives them to the statement (a comment indented deeper after a block stays in
+    that block, and ends them); the stand-in starts on the first of them, and LibCST no
+    longer builds a node for each. `start` where there are none."""
+    head = lines[start - 1]
+    indent = head[: len(head) - len(head.lstrip(" \t"))]
+    # Not above the statement before, nor above a hot line (`start` is not hot).
+    index = bisect.bisect_left(hot, start)
+    floor = max(after, hot[index - 1] if index else 0)
+    lead = line = start
+    while line - 1 > floor:
+        text = lines[line - 2]
+        comment = _COMMENT.match(text)
+        if comment is not None:
+            if comment.group(1) != indent:
+                break
+            lead = line - 1
+        elif not _BLANK.fullmatch(text):
+            break
+        line -= 1
+    return lead
 
 
 def _spelt_as_read(lines: Sequence[str]) -> bool:
