@@ -94,6 +94,9 @@ class CudaCapabilityGate(PythonRule):
             "is_built",
         ),
         names=_names_gate,
+        # Decides from the comparison, call or import holding the name, and name
+        # resolution.
+        local=True,
     )
     examples = (
         Example(

@@ -92,6 +92,9 @@ class NcclBackend(StringPositionRule):
         # A per-device backend string without NCCL: "cpu:gloo,cuda:gloo" (not "cuda:0").
         patterns=(TokenPattern("cuda", r"cuda\s*:\s*[A-Za-z_]"),),
         statement_gate=_names_backend,
+        # Decides from the statement holding the string or name, the function around it
+        # (`def get_backend(): return ...`) and name resolution.
+        local=True,
     )
     kind = "backend"
     examples = (

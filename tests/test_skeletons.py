@@ -529,3 +529,33 @@ def test_without_a_walrus_the_bindings_are_read_off_the_targets_alone() -> None:
     ).body
     assert scope_bindings(sample, walrus=False) == scope_bindings(sample)
     assert scope_bindings(sample) == ["b", "c", "e", "i", "j", "l", "m", "n"]
+
+
+BACKENDS = f"""\
+import torch
+import torch.distributed as dist
+
+
+def setup(rank):
+{PADDING}    dist.init_process_group("nccl", rank=rank)
+    if dist.get_backend() == "nccl":
+        describe("a long statement inside the if, with no token of its own")
+    use_bf16 = torch.cuda.get_device_capability() >= (8, 0)
+{PADDING}    return use_bf16
+"""
+
+
+def test_backend_and_capability_rules_run_on_skeletons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NPU016 (nccl-backend) and NPU018 (cuda-capability-gate) decide from the statement
+    holding their token: a function where they act is parsed with its cold statements
+    stood in, and gives the full path's output."""
+    rules = [rule for rule in LOCAL_RULES if rule.code in ("NPU016", "NPU018")]
+    assert len(rules) == 2 and all(rule.trigger.local for rule in rules)
+    parsed = record_parses(monkeypatch)
+    outcome = migrate_python(BACKENDS, "backends.py", rules, NPU, RuleOptions(), full=False)
+    (setup,) = [code for code in parsed if "def setup(" in code]
+    assert MARK in setup and "a plain statement" not in setup
+    assert 'dist.init_process_group("hccl", rank=rank)' in outcome.text
+    assert 'dist.get_backend() == "hccl"' in outcome.text
+    assert 'hasattr(torch, "npu") or torch.cuda.get_device_capability()' in outcome.text
+    _fast_is_full(BACKENDS, rules)
