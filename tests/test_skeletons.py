@@ -559,3 +559,28 @@ def test_backend_and_capability_rules_run_on_skeletons(monkeypatch: pytest.Monke
     assert 'dist.get_backend() == "hccl"' in outcome.text
     assert 'hasattr(torch, "npu") or torch.cuda.get_device_capability()' in outcome.text
     _fast_is_full(BACKENDS, rules)
+
+
+def test_a_block_followed_by_a_comment_and_a_deeper_line_of_spaces_stays() -> None:
+    """LibCST keeps a comment after a block in that block where a line of spaces indented
+    deeper follows it: the loop before them is not stood in (its stand-in handed the
+    comment to the `if`, whose leading comment says it is CUDA-only, and the fast path
+    left the gate that the full path answers), and no stand-in takes them."""
+    text = (
+        f"import torch\n\n\ndef pick(x):\n{PADDING}    for step in range(3):\n"
+        "        x = x + step\n    # bf16 kernels: CUDA only\n        \n"
+        "    if torch.cuda.get_device_capability()[0] >= 8:\n        x = x.bfloat16()\n"
+        "    return x\n"
+    )
+    lines = split_lines(text)
+    function = ast.parse(text).body[1]
+    assert isinstance(function, ast.FunctionDef)
+    hot = [4, lines.index("    if torch.cuda.get_device_capability()[0] >= 8:\n") + 1]
+    skeleton = cold_skeleton([function], lines, (4, len(lines)), "".join(lines[3:]), hot, 0)
+    assert skeleton is not None
+    assert "for step in range(3):" in skeleton.body
+    assert "    # bf16 kernels: CUDA only\n        \n" in skeleton.body
+    rules = [rule for rule in LOCAL_RULES if rule.code == "NPU018"]
+    _fast_is_full(text, rules)
+    outcome = migrate_python(text, "pick.py", rules, NPU, RuleOptions(), full=False)
+    assert 'if hasattr(torch, "npu") or torch.cuda.get_device_capability()' in outcome.text

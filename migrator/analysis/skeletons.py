@@ -9,7 +9,11 @@ each such statement, outermost first, by one line, or by one bytes string over i
 (opened on its first line, closed on its last), so every line keeps its number and every
 kept statement its text, leading comments and position. A comment on each line kept the
 numbers too, but LibCST builds nodes for every comment line, and those lines were a
-fifth of the code the regions parsed on torch's source: the string is one token.
+fifth of the code the regions parsed on torch's source: the string is one token. For the
+same reason a run of such statements in one block, with only comments and blank lines
+between them, is one stand-in (`_runs`), which also takes the comments right above it
+that are indented as its first statement (`_leading_comments`): a comment of a kept
+statement, and one LibCST would keep in the block before, stay.
 
 The stand-in binds what the statement binds in its scope, as name resolution reads a
 scope's bindings (`migrator.analysis.scopes`): `a = b = None` (or `a = b = ` the string)
@@ -38,7 +42,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from migrator.analysis.ast_lines import blocks, child_nodes, logical_groups
+from migrator.analysis.ast_lines import blocks, child_nodes, first_line, logical_groups
 
 # The start of every stand-in's comment: a region whose text holds it is not stood in.
 MARK = "__migrate_cold_"
@@ -84,15 +88,14 @@ def cold_skeleton(
     if MARK in text:
         return None
     first, last = span
-    found: list[_Found] = []
+    cold: list[_Cold] = []
     # Without a `:=` in the text, only targets bind names (`scope_bindings`).
     walrus = ":=" in text
     for _, _, members in logical_groups(statements, lines):
         if len(members) == 1:
-            _collect(members[0], lines, hot, found, opens, walrus)
-    if not found:
+            _collect(members[0], lines, hot, cold, opens, walrus)
+    if not cold:
         return None
-    cold = _runs(found, lines, hot)
     saved = sum(sum(map(len, lines[start - 1 : end])) for start, end, _, _ in cold)
     if saved < least:
         return None
@@ -104,8 +107,8 @@ def cold_skeleton(
     for number, (start, end, names, stood) in enumerate(cold):
         body.extend(lines[at - 1 : start - 1])
         replaced = lines[start - 1 : end]
-        head = replaced[0]
-        indent = head[: len(head) - len(head.lstrip(" \t"))]
+        # The statement's indentation (its stand-in may start on a comment above it).
+        indent = _indent(lines[first_line(stood[0]) - 1])
         binds = "".join(f"{name} = " for name in names)
         endings = [_ending(part) for part in replaced]
         if end == start:
@@ -130,41 +133,8 @@ def cold_skeleton(
 
 
 # A statement stood in for: its lines (first, last), the names its stand-in binds and the
-# statements it is made of (those of one logical line, or of a run of them: `_runs`).
+# statements it is made of (those of one logical line, or of a run of them: `_collect`).
 _Cold = tuple[int, int, list[str], Sequence[ast.stmt]]
-# What `_collect` finds: a `_Cold` and the block it is in (the block list's id; the tree
-# outlives the skeleton's making).
-_Found = tuple[int, int, list[str], Sequence[ast.stmt], int]
-
-
-def _runs(found: Sequence[_Found], lines: Sequence[str], hot: Sequence[int]) -> list[_Cold]:
-    """`found` with each run of statements that follow one another in one block, with only
-    blank lines and comments on no hot line between them, made one stand-in binding
-    their names where the run starts: no code between them reads a name, and the scopes
-    read a block's bindings in no order (`migrator.analysis.scopes`). LibCST builds
-    nodes for each stand-in and each comment line it keeps; a run of ten cold assignments
-    was ten statements to parse, and is one."""
-    runs: list[_Cold] = []
-    block_of = -1
-    for start, end, names, members, block in found:
-        if runs and block == block_of:
-            first, last, held, stood = runs[-1]
-            if _only_comments(lines, last, start - 1, hot):
-                bound = list(dict.fromkeys([*held, *names]))
-                runs[-1] = (first, end, bound, [*stood, *members])
-                continue
-        runs.append((start, end, names, members))
-        block_of = block
-    return runs
-
-
-def _only_comments(lines: Sequence[str], after: int, before: int, hot: Sequence[int]) -> bool:
-    """Whether the lines after line `after` up to line `before` are blank lines and
-    comments only, none of them hot."""
-    index = bisect.bisect_right(hot, after)
-    if index < len(hot) and hot[index] <= before:
-        return False
-    return all(_BLANK.fullmatch(line) or _COMMENT.match(line) for line in lines[after:before])
 
 
 def _stand_in_statement(line: int, end: int, indent: str, names: Sequence[str]) -> ast.stmt:
@@ -288,15 +258,25 @@ def _collect(
     statement: ast.stmt,
     lines: Sequence[str],
     hot: Sequence[int],
-    cold: list[_Found],
+    cold: list[_Cold],
     opens: Callable[[ast.If], bool] | None,
     walrus: bool,
 ) -> None:
     """Into `cold`, in order, the outermost statements in `statement`'s blocks that span no
     hot line and may be stood in (`statement` spans one), each with the names it binds
-    (`walrus`: whether the region's text holds a `:=`) and its block."""
+    (`walrus`: whether the region's text holds a `:=`).
+
+    Statements that follow one another in a block are one stand-in binding all their
+    names where the first starts: only blank lines and comments lie between them (none
+    hot, or the run ends), no code between them reads a name, and the scopes read a
+    block's bindings in no order (`migrator.analysis.scopes`). LibCST builds nodes for
+    each stand-in and each comment line it keeps; ten cold assignments in a row were ten
+    statements to parse, and are one. A run also takes the comments right above it
+    (`_leading_comments`)."""
     for block in _blocks(statement, opens, lines):
         after = 0
+        # Whether the statement before, in this block, was stood in (`cold[-1]`).
+        joined = False
         for start, end, members in logical_groups(block, lines):
             before, after = after, end
             index = bisect.bisect_left(hot, start)
@@ -305,9 +285,16 @@ def _collect(
             ):
                 names = scope_bindings(members, walrus)
                 if names is not None and (not names or _spelt_as_read(lines[start - 1 : end])):
-                    lead = _leading_comments(lines, before, start, hot) if before else start
-                    cold.append((lead, end, names, members, id(block)))
+                    if joined and (index == 0 or hot[index - 1] <= before):
+                        first, _, held, stood = cold[-1]
+                        bound = list(dict.fromkeys([*held, *names]))
+                        cold[-1] = (first, end, bound, [*stood, *members])
+                    else:
+                        lead = _leading_comments(lines, before, start, hot) if before else start
+                        cold.append((lead, end, names, members))
+                    joined = True
                     continue
+            joined = False
             # Hot, or cold but not to be stood in whole (it imports, or shares a line):
             # its blocks' statements may be.
             if len(members) == 1:
@@ -317,12 +304,11 @@ def _collect(
 def _leading_comments(lines: Sequence[str], after: int, start: int, hot: Sequence[int]) -> int:
     """The first line of the comments right above the statement on line `start` that its
     stand-in may take too (`after`: the last line of the statement before it in its
-    block): comment lines indented as it is, and blank lines among them, on no hot line.
-    LibCST gives them to the statement (a comment indented deeper after a block stays in
-    that block, and ends them); the stand-in starts on the first of them, and LibCST no
-    longer builds a node for each. `start` where there are none."""
-    head = lines[start - 1]
-    indent = head[: len(head) - len(head.lstrip(" \t"))]
+    block): comment lines indented as it is, and blank lines among them no deeper, on no
+    hot line. LibCST gives those to the statement; a line indented deeper (a comment, or
+    only spaces) and what lies above it stay with the block before it. `start` where
+    there are none."""
+    indent = _indent(lines[start - 1])
     # Not above the statement before, nor above a hot line (`start` is not hot).
     index = bisect.bisect_left(hot, start)
     floor = max(after, hot[index - 1] if index else 0)
@@ -331,13 +317,26 @@ def _leading_comments(lines: Sequence[str], after: int, start: int, hot: Sequenc
         text = lines[line - 2]
         comment = _COMMENT.match(text)
         if comment is not None:
-            if comment.group(1) != indent:
+            # Nor under a line a backslash ends (`logical_groups` would join the two).
+            above = lines[line - 3] if line > 2 else ""
+            if comment.group(1) != indent or above.rstrip("\r\n").endswith("\\"):
                 break
             lead = line - 1
-        elif not _BLANK.fullmatch(text):
+        elif not _BLANK.fullmatch(text) or _deeper(_indent(text), indent):
             break
         line -= 1
     return lead
+
+
+def _deeper(lead: str, indent: str) -> bool:
+    """Whether a line starting with `lead` may be indented deeper than `indent` (longer, or
+    with a tab where `indent` differs: columns then differ from characters)."""
+    return len(lead) > len(indent) or ("\t" in lead and lead != indent)
+
+
+def _indent(line: str) -> str:
+    """The spaces and tabs `line` starts with."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _spelt_as_read(lines: Sequence[str]) -> bool:
@@ -401,14 +400,15 @@ def may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Seque
         return True
     for line in lines[end:]:
         comment = _COMMENT.match(line)
-        if comment is None:
-            if _BLANK.fullmatch(line):
-                continue
+        if comment is not None:
+            lead = comment.group(1)
+        elif _BLANK.fullmatch(line):
+            lead = _indent(line)
+        else:
             break
-        lead = comment.group(1)
-        # Deeper, or indented with a tab where the statement is not (columns then differ
-        # from characters): LibCST may keep it in the block.
-        if len(lead) > indent or ("\t" in lead and lead != head[:indent]):
+        # Deeper (a line of spaces alone too): LibCST may keep it, and the comments above
+        # it, in the block.
+        if _deeper(lead, head[:indent]):
             return False
     return True
 
