@@ -93,7 +93,9 @@ class NcclBackend(StringPositionRule):
         patterns=(TokenPattern("cuda", r"cuda\s*:\s*[A-Za-z_]"),),
         statement_gate=_names_backend,
         # Decides from the statement holding the string or name, the function around it
-        # (`def get_backend(): return ...`) and name resolution.
+        # (`def get_backend(): return ...`) and name resolution. A backend spelt with an
+        # escape (`"nc\x63l"`) holds no token: the fast path leaves it, as it leaves
+        # NPU010's `"cu\x64a"` (the full path rewrites both).
         local=True,
     )
     kind = "backend"

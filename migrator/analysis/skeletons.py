@@ -11,7 +11,7 @@ kept statement its text, leading comments and position. A comment on each line k
 numbers too, but LibCST builds nodes for every comment line, and those lines were a
 fifth of the code the regions parsed on torch's source: the string is one token. For the
 same reason a run of such statements in one block, with only comments and blank lines
-between them, is one stand-in (`_runs`), which also takes the comments right above it
+between them, is one stand-in (`_collect`), which also takes the comments right above it
 that are indented as its first statement (`_leading_comments`): a comment of a kept
 statement, and one LibCST would keep in the block before, stay.
 
