@@ -72,3 +72,20 @@ def test_assigned_targets_unpack_tuples_lists_and_stars() -> None:
         "d",
         "e[0]",
     ]
+
+
+def test_an_except_star_name_binds_in_its_function_with_or_without_a_walrus() -> None:
+    """`except* E as torch:` binds `torch` in the function, as `except E as torch:` does,
+    whether the scope is read off its statements or walked (a `:=` in it): walked, the
+    name was missed, and the full path rewrote `torch.cuda` where the fast path did not."""
+    from migrator.analysis.scopes import function_bindings
+
+    for test in ("(n := 1) > 0", "True"):
+        source = (
+            f"def f(x):\n    if {test}:\n        pass\n    try:\n        pass\n"
+            "    except* ValueError as torch:\n        pass\n    return torch.cuda\n"
+        )
+        function = cst.parse_module(source).body[0]
+        assert isinstance(function, cst.FunctionDef)
+        assert "torch" in function_bindings(function, walrus=True)
+        assert "torch" in function_bindings(function, walrus=False)

@@ -190,8 +190,7 @@ def _walk_statements(
                 collector.visit_ExceptHandler(handler)
         elif isinstance(statement, cst.TryStar):
             for star_handler in statement.handlers:
-                if star_handler.name is not None:
-                    collector._bind_target(star_handler.name.name)
+                collector.visit_ExceptStarHandler(star_handler)
         if isinstance(statement, cst.BaseCompoundStatement):
             for suite in suites(statement):
                 _walk_statements(suite.body, collector, walrus)
@@ -332,6 +331,12 @@ class _LocalBindings(cst.CSTVisitor):
             self._bind_target(node.asname.name)
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind_target(node.name.name)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        # `except* E as name:` binds `name` as `except E as name:` does (a walk of a scope
+        # with a `:=` in it meets the handler here).
         if node.name is not None:
             self._bind_target(node.name.name)
 
