@@ -22,6 +22,8 @@ import libcst as cst
 from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
+from migrator.analysis.ast_lines import indentation
+
 # (first line, 0-based first column, last line, 0-based column after the end): what
 # PositionProvider's CodeRange holds, as (start.line, start.column, end.line, end.column).
 Span = tuple[int, int, int, int]
@@ -282,7 +284,7 @@ def statement_texts(
         if stripped == end or stripped.endswith("\\"):
             continue
         line = lines[first - 1]
-        found[key] = (node, line[: len(line) - len(line.lstrip(" \t"))], text)
+        found[key] = (node, indentation(line), text)
     return found
 
 

@@ -42,7 +42,13 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from migrator.analysis.ast_lines import blocks, child_nodes, first_line, logical_groups
+from migrator.analysis.ast_lines import (
+    blocks,
+    child_nodes,
+    first_line,
+    indentation,
+    logical_groups,
+)
 
 # The start of every stand-in's comment: a region whose text holds it is not stood in.
 MARK = "__migrate_cold_"
@@ -108,7 +114,7 @@ def cold_skeleton(
         body.extend(lines[at - 1 : start - 1])
         replaced = lines[start - 1 : end]
         # The statement's indentation (its stand-in may start on a comment above it).
-        indent = _indent(lines[first_line(stood[0]) - 1])
+        indent = indentation(lines[first_line(stood[0]) - 1])
         binds = "".join(f"{name} = " for name in names)
         endings = [_ending(part) for part in replaced]
         if end == start:
@@ -308,7 +314,7 @@ def _leading_comments(lines: Sequence[str], after: int, start: int, hot: Sequenc
     hot line. LibCST gives those to the statement; a line indented deeper (a comment, or
     only spaces) and what lies above it stay with the block before it. `start` where
     there are none."""
-    indent = _indent(lines[start - 1])
+    indent = indentation(lines[start - 1])
     # Not above the statement before, nor above a hot line (`start` is not hot).
     index = bisect.bisect_left(hot, start)
     floor = max(after, hot[index - 1] if index else 0)
@@ -322,7 +328,7 @@ def _leading_comments(lines: Sequence[str], after: int, start: int, hot: Sequenc
             if comment.group(1) != indent or above.rstrip("\r\n").endswith("\\"):
                 break
             lead = line - 1
-        elif not _BLANK.fullmatch(text) or _deeper(_indent(text), indent):
+        elif not _BLANK.fullmatch(text) or _deeper(indentation(text), indent):
             break
         line -= 1
     return lead
@@ -332,11 +338,6 @@ def _deeper(lead: str, indent: str) -> bool:
     """Whether a line starting with `lead` may be indented deeper than `indent` (longer, or
     with a tab where `indent` differs: columns then differ from characters)."""
     return len(lead) > len(indent) or ("\t" in lead and lead != indent)
-
-
-def _indent(line: str) -> str:
-    """The spaces and tabs `line` starts with."""
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _spelt_as_read(lines: Sequence[str]) -> bool:
@@ -403,7 +404,7 @@ def may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Seque
         if comment is not None:
             lead = comment.group(1)
         elif _BLANK.fullmatch(line):
-            lead = _indent(line)
+            lead = indentation(line)
         else:
             break
         # Deeper (a line of spaces alone too): LibCST may keep it, and the comments above

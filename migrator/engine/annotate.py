@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from migrator.analysis.ast_lines import indentation
 from migrator.core.model import Finding
 from migrator.formats.sources import newline_of, split_lines
 from migrator.formats.textlines import Style, command_spans
@@ -163,7 +164,7 @@ def annotate(
         if not 1 <= at <= len(stripped_lines):
             continue
         first_line = stripped_lines[at - 1]
-        indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
+        indent = indentation(first_line)
         comment = f"{indent}# NPU-TODO({warning.code}): {action(warning)}{newline}"
         if comment not in wanted.setdefault(at, []):
             wanted[at].append(comment)

@@ -46,6 +46,7 @@ from migrator.analysis.ast_lines import (
     first_line,
     has_lone_cr,
     hot_lines_of,
+    indentation,
     is_word,
     last_line,
     logical_groups,
@@ -382,7 +383,7 @@ def _class_regions(
     ):
         return None
     line = lines[node.lineno - 1] if node.lineno <= len(lines) else ""
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    indent = indentation(line)
     if not line[len(indent) :].startswith("class"):
         return None
     inner = f"{header}{indent}class {node.name}:\n"

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from migrator.analysis.ast_lines import indentation
 from migrator.analysis.bindings import EMPTY, ModuleBindings, chain, module_bindings
 from migrator.core.model import WARNING_NOTE, FileResult, Finding, Outcome, Status, settled
 from migrator.formats.json_spans import JSONSpanError, Span, spans
@@ -94,7 +95,7 @@ def mask(source: str) -> tuple[str, list[str]]:
     for line in lines:
         if continued or _MAGIC.search(line):
             body = line.rstrip("\r\n")
-            indent = body[: len(body) - len(body.lstrip(" \t"))]
+            indent = indentation(body)
             ending = line[len(body) :]
             out.append(f"{indent}{_PLACEHOLDER.format(len(hidden))}{ending}")
             hidden.append(line)
