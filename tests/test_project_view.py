@@ -132,6 +132,18 @@ def test_an_extension_less_script_is_read_by_its_shebang(tmp_path: Path) -> None
     assert texts.head("missing", 2) == b""
 
 
+def test_every_script_pattern_of_the_shell_rules_is_read_as_a_script(tmp_path: Path) -> None:
+    # The view names scripts by suffix without importing the lexer: the suffixes must be
+    # the shell rules' patterns, neither fewer nor more.
+    from migrator.formats.shell import SCRIPT_PATTERNS
+
+    assert tuple(p.removeprefix("*") for p in SCRIPT_PATTERNS) == project.SHELL_SUFFIXES
+    files = {"train.py": "import os\n"}
+    files.update({f"run{p[1:]}": "torchrun train.py\n" for p in SCRIPT_PATTERNS})
+    view = _tree(tmp_path, files)
+    assert sorted(e.source for e in view.entries) == sorted(f"run{p[1:]}" for p in SCRIPT_PATTERNS)
+
+
 def test_launch_commands_name_scripts_in_the_script_folder(tmp_path: Path) -> None:
     """`$(dirname "$0")/train.py` is the train.py beside the script, even when several
     files are named train.py; so are `${BASH_SOURCE%/*}` and `$SCRIPT_DIR` set from them."""

@@ -32,6 +32,12 @@ HEAVY = (
     "migrator.output.docs",
     "migrator.doctor.checks",
     "packaging.requirements",
+    # Read only where a file needs them (a shell script, a requirements file, a JSON
+    # config, --annotate).
+    "migrator.formats.shell",
+    "migrator.formats.requirements",
+    "migrator.formats.json_spans",
+    "migrator.engine.annotate",
 )
 
 

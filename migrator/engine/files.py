@@ -23,7 +23,6 @@ from migrator.contract.trigger import FileView, Trigger, files_pattern
 from migrator.core.model import FileResult, Finding, Kind, Outcome, Status, settled
 from migrator.core.options import RuleOptions
 from migrator.engine import registry
-from migrator.engine.annotate import TODO_MARK, annotate
 from migrator.engine.cache import CacheReader, CacheRef
 from migrator.engine.index import RuleEntry
 from migrator.engine.settings import Settings
@@ -196,7 +195,11 @@ class _Prepared:
         outcome = run(text)
         found = Outcome(outcome.text, outcome.findings, outcome.unused_suppressions)
         warnings = _warnings(outcome.findings)
-        if self.settings.annotate and (warnings or TODO_MARK in outcome.text):
+        if not self.settings.annotate:
+            return found
+        from migrator.engine.annotate import TODO_MARK, annotate  # only with --annotate
+
+        if warnings or TODO_MARK in outcome.text:
 
             def warnings_for(source: str) -> list[Finding]:
                 return warnings if source == text else _warnings(run(source).findings)
@@ -251,8 +254,11 @@ class _Prepared:
         that a run may have to report."""
         if self.settings.full or MARKER in text:
             return True
-        if self.settings.annotate and TODO_MARK in text:
-            return True
+        if self.settings.annotate:
+            from migrator.engine.annotate import TODO_MARK
+
+            if TODO_MARK in text:
+                return True
         view = FileView(rel, text, self.cell_options, self.settings.project, self.settings.target)
         return any(
             rule.trigger.admits(rel) and (rule.trigger.matches(text) or rule.trigger.forced(view))
@@ -323,11 +329,11 @@ class _Prepared:
         found = Outcome(text, findings, suppressions.unused(rel))
         warnings = _warnings(findings)
         style = style_for(rel, decoded.text)
-        if (
-            self.settings.annotate
-            and style in ("shell", "requirements")
-            and (warnings or TODO_MARK in text)
-        ):
+        if not self.settings.annotate or style not in ("shell", "requirements"):
+            return _result(rel, data, decoded.encode(found.text), found)
+        from migrator.engine.annotate import TODO_MARK, annotate
+
+        if warnings or TODO_MARK in text:
             assert style is not None
 
             def warnings_for(source: str) -> list[Finding]:

@@ -17,9 +17,8 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from migrator.analysis.grad_scalers import npu_scaler_line
 from migrator.core.project import (
     DEVICE_KEY,
     ConfigFp16,
@@ -32,10 +31,15 @@ from migrator.core.project import (
 )
 from migrator.data.release import TargetRelease, resolve
 from migrator.engine.config import toml
-from migrator.formats import requirements, shell
-from migrator.formats.json_spans import JSONSpanError, line_col, spans
 from migrator.formats.sources import SourceError, decode_python, decode_text, split_lines
 from migrator.formats.textlines import style_for
+
+if TYPE_CHECKING:
+    from migrator.formats import shell
+
+# The shell lexer, the requirements reader, the JSON span reader and the GradScaler finder
+# are imported where a file needs them: a project without such files (and every run's
+# start-up) does without them.
 
 # Files bigger than this are data, not launch scripts or configs.
 MAX_BYTES = 1 << 20
@@ -53,7 +57,9 @@ _MM_IMPORT = re.compile(rb"(?m)^[ \t]*(?:import|from)[ \t][^\n]*\bmm(?:cv|det)")
 _NPU_NAME = re.compile(rb"\bnpu\b|torch_npu")
 # Words without which a text holds no launch command: most scripts are not parsed.
 _LAUNCH_WORDS = re.compile(r"python|torchrun|accelerate|deepspeed")
-_SHELL_SUFFIXES = tuple(pattern.lstrip("*") for pattern in shell.SCRIPT_PATTERNS)
+# `shell.SCRIPT_PATTERNS` as suffixes, written out so that naming a file a script does not
+# import the lexer (tests/test_project_view.py holds them equal).
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".sbatch", ".slurm")
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 # Commands that run the rest of their words as another command.
 _WRAPPERS = frozenset({"srun", "mpirun", "mpiexec", "nohup", "time", "env", "exec", "nice"})
@@ -215,7 +221,7 @@ class _Texts:
 def _is_shell(rel: str, texts: _Texts) -> bool:
     """A shell or Slurm script by name, or an extension-less file with a shell shebang."""
     name = posixpath.basename(rel)
-    if name.endswith(_SHELL_SUFFIXES):
+    if name.endswith(SHELL_SUFFIXES):
         return True
     if "." in name or not texts.head(rel, 2).startswith(b"#!"):
         return False
@@ -291,6 +297,8 @@ def script_folder(word: str, source: str, folders: dict[str, str]) -> tuple[str,
 
 def _assignments(command: shell.Command) -> Iterator[tuple[str, str]]:
     """(name, value without quotes) of the assignments a command makes."""
+    from migrator.formats import shell
+
     prefix, name, args = command.parts()
     words = list(prefix)
     if name is not None and shell.unquote(name.text) in _DECLARE:
@@ -309,6 +317,8 @@ def _commands(source: str, text: str, first_line: int, finder: _Finder) -> list[
     found: list[Entry] = []
     if not _LAUNCH_WORDS.search(text):
         return found
+    from migrator.formats import shell
+
     script = shell.parse(text)
     starts = shell.line_starts(text)
     # Variables holding a project folder (`SCRIPT_DIR=$(dirname "$0")`), and the values
@@ -344,6 +354,8 @@ def _launches(words: Sequence[str]) -> bool:
     """Whether a `-m` after `words` (a command's name and arguments, unquoted) is a
     launcher's: they start with python, torchrun, ... (or a wrapper of them), or there are
     none (a line of an array built for a launcher: `CMD+=(` then `-m "$X"`)."""
+    from migrator.formats import shell
+
     for word in words:
         name = posixpath.basename(word)
         if _PYTHON.match(name) or name in _LAUNCHERS:
@@ -355,6 +367,8 @@ def _launches(words: Sequence[str]) -> bool:
 
 def _dash_m_variables(command: shell.Command) -> Iterator[str]:
     """The variables a launcher's `-m` takes in `command` (`-m "$MODULE"`)."""
+    from migrator.formats import shell
+
     _, name, args = command.parts()
     if name is None:
         return
@@ -631,6 +645,8 @@ def _pin(text: str, path: str, line: int) -> Pin | None:
 
 
 def _requirement_pins(rel: str, text: str) -> list[Pin]:
+    from migrator.formats import requirements
+
     found: list[Pin] = []
     for entry in requirements.parse(split_lines(text)):
         if entry.name is None or entry.name not in PINNED:
@@ -678,6 +694,8 @@ def _is_device(key: object, value: object) -> bool:
 
 
 def _json_devices(rel: str, text: str) -> list[DeviceSetting]:
+    from migrator.formats.json_spans import JSONSpanError, line_col, spans
+
     try:
         found = spans(text)
     except (JSONSpanError, ValueError, RecursionError):
@@ -753,6 +771,8 @@ def _fp16_flags(rel: str, text: str) -> list[Fp16Scaler]:
     """`--mixed_precision fp16` (accelerate) and `--fp16` (the Trainer) in shell commands."""
     if "fp16" not in text:
         return []
+    from migrator.formats import shell
+
     found: list[Fp16Scaler] = []
     starts = shell.line_starts(text)
     for command in shell.parse(text).commands:
@@ -786,6 +806,8 @@ def _fp16_configs(rel: str, text: str) -> list[Fp16Scaler]:
     if "mixed_precision" not in text or "fp16" not in text:
         return []
     if rel.endswith(".json"):
+        from migrator.formats.json_spans import JSONSpanError, line_col, spans
+
         try:
             found = spans(text)
         except (JSONSpanError, ValueError, RecursionError):
@@ -970,5 +992,7 @@ def _npu_grad_scalers(rel: str, data: bytes) -> list[Fp16Scaler]:
         tree = ast.parse(decode_python(data).text)
     except (SourceError, SyntaxError, ValueError, RecursionError):
         return []
+    from migrator.analysis.grad_scalers import npu_scaler_line
+
     line = npu_scaler_line(tree)
     return [] if line is None else [Fp16Scaler(rel, line, "torch_npu's GradScaler")]

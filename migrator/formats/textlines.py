@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from migrator.formats import shell
 from migrator.formats.sources import split_lines
 
 Style = Literal["python", "shell", "requirements"]
@@ -44,6 +43,8 @@ def _continued(line: str) -> bool:
 def shell_spans(text: str) -> list[tuple[int, int]]:
     """For each line (0-based), the (first, last) 1-based lines of its command line, as the
     shell lexer (`migrator.formats.shell`) reads them."""
+    from migrator.formats import shell  # only where there is a shell script: start-up
+
     lines = split_lines(text)
     # The lexer reads a lone carriage return as a blank; here it ends a line (as
     # `split_lines` does). The replacement keeps every offset.
