@@ -340,6 +340,32 @@ def test_skipping_walks_make_every_hook_call_libcsts_walk_makes(path: Path | Non
     assert got.deep_equals(expected)
 
 
+def test_hooks_are_read_below_the_base_and_from_the_base() -> None:
+    class Base(cst.CSTTransformer):
+        def visit_Call(self, node: cst.Call) -> None:
+            pass
+
+        def visit_Name(self, node: cst.Name) -> None:
+            pass
+
+    class Mixin:
+        def visit_Integer(self, node: cst.Integer) -> None:
+            pass
+
+    class Rule(Base, Mixin):
+        # Back to LibCST's do-nothing stub: no longer a hook.
+        visit_Name = cst.CSTTransformer.visit_Name
+
+        def leave_Attribute(
+            self, original_node: cst.Attribute, updated_node: cst.Attribute
+        ) -> cst.Attribute:
+            return updated_node
+
+    assert cst_walk.hooked_types(Base, cst.CSTTransformer) == {cst.Call, cst.Name}
+    assert cst_walk.hooked_types(Rule, Base) == {cst.Call, cst.Attribute}
+    assert cst_walk.hooked_types(Rule, cst.CSTTransformer) == {cst.Call, cst.Attribute}
+
+
 def test_a_walker_that_sees_every_node_skips_none() -> None:
     class Counter(cst.CSTVisitor):
         def __init__(self) -> None:
