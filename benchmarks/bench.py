@@ -26,7 +26,9 @@ processes included, as `/usr/bin/time -f "%U %S"` counts them) of `migrate --ver
 `migrate . --dry-run` over a git repository whose one file holds no rule's token
 (`x = 1`), and of `migrate b.py --dry-run` over one small file that needs LibCST
 (`x = torch.zeros(2).cuda()`), each the best of `--runs` fresh processes after one
-warm-up run that writes the bytecode caches.
+warm-up run that writes the bytecode caches; and, timed the same way, two yardsticks of the
+machine that the tool cannot move: `python -c pass` and `python -c "import libcst"` (0.12
+s on the machine the start-up limits were set on), for comparing figures across machines.
 
 `--instructions` instead counts the instructions (valgrind's cachegrind, `PYTHONHASHSEED=0`)
 of one `ast.parse` of every file and of one `migrate --dry-run --no-cache --jobs 1`, and
@@ -167,6 +169,8 @@ STARTUP_CASES = {
     "no_token_run": (".", "--dry-run"),
     "one_file_run": ("b.py", "--dry-run"),
 }
+# Python's own start-up, and LibCST's import, which a run over a file that needs it pays.
+YARDSTICKS = {"python": ("-c", "pass"), "libcst": ("-c", "import libcst")}
 
 
 _INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
@@ -241,6 +245,10 @@ def time_startup(runs: int) -> dict[str, float]:
             _cpu([*command, *args], folders[label], env)  # warm-up: bytecode caches
             best = min(_cpu([*command, *args], folders[label], env) for _ in range(runs))
             figures[f"startup_{label}_cpu_s"] = round(best, 3)
+        for label, args in YARDSTICKS.items():
+            _cpu([sys.executable, *args], Path(tmp), env)
+            best = min(_cpu([sys.executable, *args], Path(tmp), env) for _ in range(runs))
+            figures[f"yardstick_{label}_cpu_s"] = round(best, 3)
     return figures
 
 

@@ -35,12 +35,16 @@ def test_the_bench_reports_both_runs_and_the_tool_it_is_given(tmp_path: Path) ->
     assert called.read_text().split()[1] == str(corpus) and called.read_text().endswith("2.1.0\n")
 
 
-def test_the_startup_figures_are_the_cpu_seconds_of_the_three_cases(tmp_path: Path) -> None:
+def test_the_startup_figures_are_the_cpu_seconds_of_the_three_cases_and_two_yardsticks(
+    tmp_path: Path,
+) -> None:
     figures_file = tmp_path / "figures.json"
     assert bench.main(["--startup", "--runs", "1", "--json", str(figures_file)]) == 0
     figures = json.loads(figures_file.read_text())
     for case in ("version", "no_token_run", "one_file_run"):
         assert figures[f"startup_{case}_cpu_s"] > 0
+    # The yardsticks: Python's start-up, then that and LibCST's import.
+    assert 0 < figures["yardstick_python_cpu_s"] < figures["yardstick_libcst_cpu_s"]
 
 
 def test_a_stale_trigger_index_is_named_before_anything_is_timed(
