@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrator.contract.rule import PythonRule, RuleContext, RuleOptions, Trigger
+from migrator.contract.rule import _FIELD_HOOK, PythonRule, RuleContext, RuleOptions, Trigger, _hook
 from migrator.core.model import FixAvailability
 from migrator.core.target import NPU
 from migrator.engine import registry
@@ -106,6 +106,24 @@ def test_a_class_without_field_hooks_skips_them_and_a_subclass_with_one_gets_the
     _walk(_Plain)
     assert _Plain._visits[cst.Name] == "visit_Name"
     assert _Plain._visits[cst.If] == ""
+
+
+def test_only_a_class_below_python_rule_can_hold_a_field_hook() -> None:
+    # PythonRule.__init_subclass__ reads only the names the classes below it define.
+    assert not [
+        name for name in dir(PythonRule) if _FIELD_HOOK.match(name) and _hook(PythonRule, name)
+    ]
+
+    class _Hooked(PythonRule):
+        """A field hook in a class between the rule and PythonRule. Why: a test."""
+
+        def leave_Call_func(self, node: cst.Call) -> None:
+            pass
+
+    class _Below(_Hooked):
+        """Holds no field hook of its own. Why: a test."""
+
+    assert _Below.field_hooks and _Hooked.field_hooks and not _Plain.field_hooks
 
 
 def _ordered(profile: str) -> list[type[PythonRule]]:
