@@ -28,6 +28,9 @@ def test_the_bench_reports_both_runs_and_the_tool_it_is_given(tmp_path: Path) ->
     figures = json.loads(figures_file.read_text())
     for key in ("ast_parse_s", "migrate_jobs1_s", "migrate_default_s", "ratio_default"):
         assert key in figures
+    # One pair of ast.parse and --jobs 1 a run: its ratio, and their median.
+    assert len(figures["cpu_ratio_jobs1_pairs"]) == 1
+    assert figures["cpu_ratio_jobs1_paired"] == figures["cpu_ratio_jobs1_pairs"][0] > 0
     assert figures["files"] == 3 and figures["lines"] > 0
     assert figures["lines_per_s_default"] > 0 and figures["peak_rss_mib_jobs1"] > 10
     assert figures["gpu2ascend_s"] > 0 and "gpu2ascend_over_migrate" in figures
