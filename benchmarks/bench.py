@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         "--instructions", action="store_true", help="instruction counts only (valgrind)"
     )
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     _warn_stale()
     if args.startup:
         figures: dict[str, object] = {
@@ -366,7 +368,10 @@ def main(argv: list[str] | None = None) -> int:
         if jobs == 1:
             seconds = min(run[0] for _, run in pairs)
             cpu = min(run[1] for _, run in pairs)
-            peak, code = max(run[2] for _, run in pairs), max(run[3] for _, run in pairs)
+            peak = max(run[2] for _, run in pairs)
+            codes = [run[3] for _, run in pairs]
+            # A run that failed (or was killed: a negative code) is the one reported.
+            code = next((found for found in codes if found not in (0, 1)), codes[-1])
         else:
             seconds, cpu, peak, code = time_migrate(root, jobs, extra, args.runs)
         if code not in (0, 1):

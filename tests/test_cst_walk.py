@@ -361,6 +361,17 @@ def test_hooks_are_read_below_the_base_and_from_the_base() -> None:
         ) -> cst.Attribute:
             return updated_node
 
+    class Reads(cst.CSTVisitor):
+        # Read, this class attribute raises: only hooks' names are read off a class.
+        @classmethod  # type: ignore[misc]
+        @property
+        def table(cls) -> object:
+            raise KeyError("table")
+
+        def visit_Call(self, node: cst.Call) -> None:
+            pass
+
+    assert cst_walk.hooked_types(Reads, cst.CSTVisitor) == {cst.Call}
     assert cst_walk.hooked_types(Base, cst.CSTTransformer) == {cst.Call, cst.Name}
     assert cst_walk.hooked_types(Rule, Base) == {cst.Call, cst.Attribute}
     assert cst_walk.hooked_types(Rule, cst.CSTTransformer) == {cst.Call, cst.Attribute}

@@ -166,13 +166,15 @@ def _base_hooks(base: type) -> tuple[tuple[str, type], ...]:
 
 
 def _hook_type(cls: type, name: str) -> type | None:
-    """The node type `name` is a hook of, where it is one on `cls` and does something
-    (most names are LibCST's stubs: that is asked first)."""
-    method = getattr(cls, name, None)
-    if not callable(method) or getattr(method, "_is_no_op", False):
-        return None
+    """The node type `name` is a hook of, where it is one on `cls` and does something.
+    Only a hook's name is read off the class: another attribute may run code when read (a
+    class property)."""
     match = _ANY_HOOK.match(name)
-    return None if match is None else _node_types_by_name().get(match.group(1))
+    kind = None if match is None else _node_types_by_name().get(match.group(1))
+    if kind is None:
+        return None
+    method = getattr(cls, name, None)
+    return kind if callable(method) and not getattr(method, "_is_no_op", False) else None
 
 
 @functools.cache
