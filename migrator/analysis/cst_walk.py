@@ -149,14 +149,20 @@ def hooked_types(cls: type, base: type) -> frozenset[type] | None:
         # `operator.is_`: PythonRule's stand-in for a field call that does nothing.
         if getattr(cls, name) not in (getattr(base, name), operator.is_):
             return None
-    # Only the names the classes between `cls` and `base` define are read here: any other
-    # name `cls` finds where `base` does (the linearisation keeps `base`'s order), and
-    # `_base_hooks` has those. Reading all of `dir(cls)`, some 1,000 names a rule (LibCST's
-    # stubs for every node and field), took 2 ms a rule class.
-    below = {name for kind in cls.__mro__ if kind not in base.__mro__ for name in vars(kind)}
+    # Only the names the classes between `cls` and `base` define are read here
+    # (`names_below`); `_base_hooks` has the base's.
+    below = names_below(cls, base)
     found = {kind for name in below if (kind := _hook_type(cls, name)) is not None}
     found.update(kind for name, kind in _base_hooks(base) if name not in below)
     return frozenset(found)
+
+
+def names_below(cls: type, base: type) -> set[str]:
+    """The names the classes of `cls` that are not `base`'s define: any other name `cls`
+    finds where `base` does (the linearisation keeps `base`'s order). Reading all of
+    `dir(cls)` instead, some 1,000 names a rule (LibCST's stubs for every node and field),
+    took 2 ms a rule class."""
+    return {name for kind in cls.__mro__ if kind not in base.__mro__ for name in vars(kind)}
 
 
 @functools.cache

@@ -237,11 +237,9 @@ class PythonRule(Rule, cst.CSTTransformer):
         # A class with no field hook at all answers LibCST's two calls per field with a C
         # function of two arguments that does nothing (a builtin binds no `self`). Only the
         # classes below PythonRule can define one: LibCST's typed bases define a stub that
-        # does nothing for every field of every node (reading those 1,000 names through
-        # dir() took 2 ms a rule class), and PythonRule none (tests/test_rule_dispatch.py).
-        below = {
-            name for kind in cls.__mro__ if kind not in PythonRule.__mro__ for name in vars(kind)
-        }
+        # does nothing for every field of every node, and PythonRule none
+        # (tests/test_rule_dispatch.py).
+        below = cst_walk.names_below(cls, PythonRule)
         hooks = any(_FIELD_HOOK.match(name) and _hook(cls, name) for name in below)
         for name in ("on_visit_attribute", "on_leave_attribute"):
             own = vars(PythonRule)[name]
