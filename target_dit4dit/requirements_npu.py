@@ -23,8 +23,6 @@ import re
 import sys
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from migrator.contract.profile import StepInput
 from migrator.core.model import FileResult
 from target_dit4dit.generated import Generated, not_generated
@@ -96,6 +94,7 @@ def _exact_release(spec: str) -> tuple[int, ...]:
     """(0, 38, 0) for `==0.38.0`; a far-future release for anything else (a range, a
     wildcard, a pre-release, a second clause), so that only a plain pin is kept."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
 
     never = (sys.maxsize,)
     try:

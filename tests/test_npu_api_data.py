@@ -320,6 +320,13 @@ def test_releases_can_be_given_instead_of_the_data() -> None:
     releases = {"2.7.1.post4": "2.7.1", "2.7.1.post9": "2.7.1", "2.8.0": "2.8.0"}
     assert release.resolve(releases=releases).version == "2.7.1.post9"
     assert release.resolve(project_torch="torch==2.8.0", releases=releases).version == "2.8.0"
+    # Ordered as PEP 440 orders them (post11 after post9), also where one is not a release
+    # number of the data file's form (a development release), which packaging then orders.
+    releases = {"2.7.1.post11": "2.7.1", "2.7.1.post9": "2.7.1"}
+    assert release.resolve(releases=releases).version == "2.7.1.post11"
+    assert release.resolve("torch-npu>=2.7.1.post9", releases=releases).version == "2.7.1.post11"
+    releases = {"2.7.1.post9": "2.7.1", "2.7.1.post10.dev1": "2.7.1"}
+    assert release.resolve(releases=releases).version == "2.7.1.post10.dev1"
 
 
 def test_the_npu_target_mirrors_the_cuda_names_of_the_data() -> None:

@@ -32,6 +32,8 @@ HEAVY = (
     "migrator.output.docs",
     "migrator.doctor.checks",
     "packaging.requirements",
+    # The default release is chosen by the data file's release numbers.
+    "packaging.version",
     # Read only where a file needs them (a shell script, a requirements file, a JSON
     # config, --annotate).
     "migrator.formats.shell",
