@@ -177,10 +177,14 @@ def _hook_type(cls: type, name: str) -> type | None:
     class property)."""
     match = _ANY_HOOK.match(name)
     kind = None if match is None else _node_types_by_name().get(match.group(1))
-    if kind is None:
-        return None
-    method = getattr(cls, name, None)
-    return kind if callable(method) and not getattr(method, "_is_no_op", False) else None
+    return kind if kind is not None and does_something(cls, name) else None
+
+
+def does_something(cls: type, name: str) -> bool:
+    """Whether `cls` has a method `name` that is not one of the stubs LibCST's typed base
+    classes define for every node and field, marked as doing nothing."""
+    found = getattr(cls, name, None)
+    return callable(found) and not getattr(found, "_is_no_op", False)
 
 
 @functools.cache

@@ -384,7 +384,7 @@ def may_stand_in(start: int, end: int, members: Sequence[ast.stmt], lines: Seque
     """Whether lines `start`..`end` hold these statements and nothing else, and standing
     them in moves no comment to another statement (see the module docstring)."""
     head, tail = lines[start - 1], lines[end - 1]
-    indent = len(head) - len(head.lstrip(" \t"))
+    indent = len(indentation(head))
     opening = members[0]
     if getattr(opening, "decorator_list", None):
         if head[indent : indent + 1] != "@":

@@ -195,8 +195,7 @@ def _hook(cls: type, name: str) -> str:
     """`name` when the class has such a method (LibCST's visitor dispatch), else "": the
     stubs LibCST's typed base classes define for every node and field, marked as doing
     nothing, count as none."""
-    found = getattr(cls, name, None)
-    return name if callable(found) and not getattr(found, "_is_no_op", False) else ""
+    return name if cst_walk.does_something(cls, name) else ""
 
 
 class PythonRule(Rule, cst.CSTTransformer):
