@@ -74,3 +74,32 @@ def test_submodules_and_ignored_paths_are_listed_as_skipped(tmp_path: Path) -> N
     assert "2 paths skipped" in result.stderr.splitlines()[-1]
     assert "1 file scanned" in result.stderr
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_folder_git_ignores_is_walked_when_named_and_git_lists_the_rest(tmp_path: Path) -> None:
+    from migrator.engine.walk import walk
+
+    root = git_repo(tmp_path / "repo")
+    (root / ".gitignore").write_text("vendor/\n*.log\n")
+    (root / "vendor" / "deep").mkdir(parents=True)
+    (root / "vendor" / "deep" / "v.py").write_text(AUTOCAST)
+    (root / "vendor" / "run.log").write_text("x\n")
+    (root / "main.py").write_text(AUTOCAST)
+    (root / "note.log").write_text("x\n")
+    commit_all(root)
+    (root / "untracked.py").write_text(AUTOCAST)
+    listed = walk(root)
+    assert listed.in_git
+    assert listed.files == [".gitignore", "main.py", "untracked.py"]
+    assert sorted(item.path for item in listed.skipped) == ["note.log", "vendor"]
+    # Named itself, the ignored folder is walked as a plain folder: its .gitignore'd
+    # names are no longer git's to leave out.
+    named = walk(root / "vendor")
+    assert not named.in_git
+    assert sorted(named.files) == ["deep/v.py", "run.log"]
+    plain = tmp_path / "plain"
+    (plain / "pkg").mkdir(parents=True)
+    (plain / "pkg" / "m.py").write_text(AUTOCAST)
+    outside = walk(plain)
+    assert not outside.in_git
+    assert outside.files == ["pkg/m.py"]

@@ -76,8 +76,12 @@ def _git_files(root: Path, *which: str) -> list[str] | None:
     return sorted(dict.fromkeys(names))
 
 
-def _ignored_by_git(path: Path) -> bool:
-    """A folder the user named explicitly but git ignores (say, a vendored tree) is walked."""
+def _listed_by_git(path: Path) -> bool:
+    """Whether the folder lies in a git work tree that does not ignore it. A folder the user
+    named explicitly but git ignores (say, a vendored tree) is walked. One git process
+    answers both: `check-ignore` exits 1 for a path the work tree does not ignore, 0 for
+    one it ignores and 128 outside a work tree (a `rev-parse` first cost a process more,
+    1.5 ms of CPU, a hundredth of a run over a project with nothing to do)."""
     try:
         done = subprocess.run(
             ["git", "-C", str(path), "check-ignore", "-q", str(path)],
@@ -85,7 +89,7 @@ def _ignored_by_git(path: Path) -> bool:
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return False
-    return done.returncode == 0
+    return done.returncode == 1
 
 
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
@@ -119,7 +123,7 @@ def walk(root: Path, exclude: Sequence[str] = (), prefix: str = "") -> Tree:
     if root.is_file():
         return Tree(root.parent, [root.name], real=os.path.realpath(root.parent))
     tree = Tree(root, real=os.path.realpath(root))
-    in_git = git_toplevel(root) is not None and not _ignored_by_git(root)
+    in_git = _listed_by_git(root)
     listed = _git_files(root) if in_git else None
     if listed is not None:
         tree.in_git = True
