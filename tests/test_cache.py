@@ -103,7 +103,7 @@ def test_run_key_reads_the_engine_and_the_selected_rules() -> None:
     from migrator.engine import index, registry
 
     settings = Settings(NPU, ("NPU001", "DIT001"), RuleOptions())
-    files = {path.as_posix() for path in cache._source_files(settings)}
+    files = set(cache._source_files(settings))
     assert any(path.endswith("migrator/engine/files.py") for path in files)
     assert any(path.endswith("migrator/engine/python.py") for path in files)
     # The rules by the digest of their packages' modules, read once for the trigger index.
