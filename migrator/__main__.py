@@ -27,6 +27,6 @@ def _drop_current_folder() -> None:
 
 _drop_current_folder()
 
-from migrator.cli import main  # noqa: E402
+from migrator.launch import main  # noqa: E402
 
 main()

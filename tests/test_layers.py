@@ -3,8 +3,9 @@
 Read statically with the stdlib `ast` (every import, including those inside functions and
 under `TYPE_CHECKING`), so nothing of the tool is imported to check it. Lowest layer first:
 
-    migrator (the package: `__version__`) -> data -> core -> analysis -> formats
-    -> contract -> engine -> output -> api -> doctor -> cli
+    migrator (the package: `__version__`; `fast_dataclasses`, stdlib only) -> data -> core
+    -> analysis -> formats -> contract -> engine -> output -> api -> doctor -> cli
+    (with the command's entry points, `migrator.__main__` and `migrator.launch`)
 
 `migrator.api` is the Python API (what the command does, without printing); nothing of the
 tool imports it.
@@ -144,8 +145,10 @@ def _layer(module: str) -> int | None:
     for index, layer in enumerate(LAYERS):
         if module == layer or (layer != "migrator" and module.startswith(layer + ".")):
             best = index
-    if best is None and module == "migrator.__main__":
+    if best is None and module in ("migrator.__main__", "migrator.launch"):
         best = LAYERS.index("migrator.cli")
+    if best is None and module == "migrator.fast_dataclasses":
+        best = LAYERS.index("migrator")
     return best
 
 
