@@ -6,9 +6,13 @@ compilations for a frozen class (`__init__`, `__repr__`, `__eq__`, `__setattr__`
 own records are frozen dataclasses, so a run over one small file spent a third of its CPU
 time creating classes: 0.05 s of LibCST's import, 0.03 s of the tool's. Python 3.13 makes
 them all in one compilation (`_FuncBuilder`); `install` does the same work on 3.10-3.12 by
-making all but `__init__` from closures: the same methods, which do the same thing, raise
-the same errors and give the same hashes and reprs (tests/test_fast_dataclasses.py holds
-each shape against the library's own), from no compilation.
+making all but `__init__` from closures, from no compilation. They are the library's
+methods in all a caller sees: names, qualified names, modules and (empty) annotations;
+results, errors, hashes and reprs; `hash`, `type` and `super` looked up in the class's
+module first, as the generated code does; a field whose name the generated code would read
+otherwise (a keyword, a name that NFKC normalisation changes) takes the library's helper.
+Only a method's code differs, for introspection (`__globals__`, `inspect.getsource`).
+`tests/test_fast_dataclasses.py` holds each shape made both ways side by side.
 
 It replaces four private helpers of `dataclasses` (`_repr_fn`, `_cmp_fn`, `_hash_fn`,
 `_frozen_get_del_attr`), whose signatures are the same from 3.10 to 3.12, and only there:
@@ -18,10 +22,12 @@ on any other version it leaves `dataclasses` alone. Only the command's entry poi
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import keyword
 import operator
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 # The versions whose private helpers have the signatures replaced here.
@@ -64,6 +70,22 @@ def uninstall() -> None:
     _ORIGINALS.clear()
 
 
+def _plain(names: Sequence[str]) -> bool:
+    """Whether the library's generated code reads each of `names` as `getattr` does: an
+    identifier, no keyword (the library fails on one), unchanged by the parser's NFKC
+    normalisation (`self.\ufb01` reads `self.fi`). Any other name takes the library's own
+    helper."""
+    for name in names:
+        if not name.isidentifier() or keyword.iskeyword(name):
+            return False
+        if not name.isascii():
+            import unicodedata  # a C module no ASCII name needs
+
+            if unicodedata.normalize("NFKC", name) != name:
+                return False
+    return True
+
+
 def _values(names: Sequence[str]) -> Callable[[Any], tuple[Any, ...]]:
     """The tuple of `names`' values that the library's generated methods build."""
     if not names:
@@ -75,14 +97,25 @@ def _values(names: Sequence[str]) -> Callable[[Any], tuple[Any, ...]]:
     return many
 
 
+def _builtin(globals: dict[str, Any], name: str) -> Callable[[], Any]:
+    """`name` as the library's generated code finds it when called: in the class's module,
+    else among the builtins (a module may define its own `hash`)."""
+    fallback = getattr(builtins, name)
+    return lambda: globals.get(name, fallback)
+
+
 def _placed(function: Any, globals: dict[str, Any]) -> Any:
-    """A method made here, in the class's module as `exec` in its globals puts it."""
-    function.__module__ = globals.get("__name__", function.__module__)
+    """A method made here, named and annotated as the library's (in the class's module,
+    as `exec` in its globals puts it: None where the module is not imported)."""
+    function.__module__ = globals.get("__name__")
+    function.__annotations__ = {}
     return function
 
 
 def _repr_fn(fields: Sequence[dataclasses.Field[Any]], globals: dict[str, Any]) -> Any:
     names = tuple(field.name for field in fields)
+    if not _plain(names):
+        return _ORIGINALS["_repr_fn"](fields, globals)
 
     def __repr__(self: Any) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
@@ -99,7 +132,10 @@ def _tuple_names(written: str) -> tuple[str, ...]:
 
 
 def _cmp_fn(name: str, op: str, self_tuple: str, other_tuple: str, globals: dict[str, Any]) -> Any:
-    values = _values(_tuple_names(self_tuple))
+    names = _tuple_names(self_tuple)
+    if not _plain(names):
+        return _ORIGINALS["_cmp_fn"](name, op, self_tuple, other_tuple, globals)
+    values = _values(names)
     compare = _OPERATORS[op]
 
     def method(self: Any, other: Any) -> Any:
@@ -112,10 +148,14 @@ def _cmp_fn(name: str, op: str, self_tuple: str, other_tuple: str, globals: dict
 
 
 def _hash_fn(fields: Sequence[dataclasses.Field[Any]], globals: dict[str, Any]) -> Any:
-    values = _values([field.name for field in fields])
+    names = [field.name for field in fields]
+    if not _plain(names):
+        return _ORIGINALS["_hash_fn"](fields, globals)
+    values = _values(names)
+    hash_of = _builtin(globals, "hash")
 
-    def __hash__(self: Any) -> int:
-        return hash(values(self))
+    def __hash__(self: Any) -> Any:
+        return hash_of()(values(self))
 
     return _placed(__hash__, globals)
 
@@ -123,18 +163,24 @@ def _hash_fn(fields: Sequence[dataclasses.Field[Any]], globals: dict[str, Any]) 
 def _frozen_get_del_attr(
     cls: type[Any], fields: Sequence[dataclasses.Field[Any]], globals: dict[str, Any]
 ) -> tuple[Any, Any]:
-    names = frozenset(field.name for field in fields)
+    # 3.12 tests a name against a set of the fields' names, 3.10 and 3.11 against a tuple.
+    names: Container[str] = (
+        frozenset(field.name for field in fields)
+        if sys.version_info >= (3, 12)
+        else tuple(field.name for field in fields)
+    )
     frozen_error = dataclasses.FrozenInstanceError
+    type_of, super_of = _builtin(globals, "type"), _builtin(globals, "super")
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is cls or name in names:
+        if type_of()(self) is cls or name in names:
             raise frozen_error(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+        super_of()(cls, self).__setattr__(name, value)
 
     def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in names:
+        if type_of()(self) is cls or name in names:
             raise frozen_error(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
+        super_of()(cls, self).__delattr__(name)
 
     return _placed(__setattr__, globals), _placed(__delattr__, globals)
 

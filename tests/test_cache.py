@@ -284,3 +284,31 @@ def test_the_cache_folder_is_platformdirs_one(
     assert cache.folder() == expected
     if sys.platform.startswith("linux"):
         assert cache._xdg_folder() == expected, "read without importing platformdirs"
+
+
+def test_a_source_changed_within_the_racy_window_is_stamped_by_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two same-size edits within one step of a coarse file-system clock leave the same
+    path, size and times: a source that recent adds its bytes to the stamp."""
+    import time
+    import types
+
+    source = tmp_path / "engine.py"
+
+    def stamps(age: float) -> tuple[bytes, bytes]:
+        when = time.time() - age
+        fixed = types.SimpleNamespace(
+            st_size=6, st_mtime=when, st_ctime=when,
+            st_mtime_ns=int(when * 1e9), st_ctime_ns=int(when * 1e9),
+        )  # fmt: skip
+        monkeypatch.setattr(cache.os, "stat", lambda path: fixed)
+        source.write_text("x = 1\n")
+        first = cache._stamp(str(source))
+        source.write_text("x = 2\n")
+        return first, cache._stamp(str(source))
+
+    first, second = stamps(age=0.5)
+    assert first != second, "a recent source is told apart by its bytes"
+    first, second = stamps(age=cache._RACY_S + 5)
+    assert first == second, "an older one by its path, size and times alone"

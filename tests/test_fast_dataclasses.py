@@ -83,14 +83,45 @@ class KeywordOnly:
 
 class Plain(Frozen):
     """Not a dataclass itself: attributes that are not fields may be set."""
+
+class Outer:
+    @dataclass(frozen=True)
+    class Inner:
+        i: int
 '''
 
+# A module of its own whose `hash`, `type` and `super` are not the builtins: the library's
+# generated methods find the module's.
+SHADOWING = """
+from dataclasses import dataclass
 
-def _module(name: str) -> types.ModuleType:
+def hash(value):
+    return 12345
+
+@dataclass(frozen=True)
+class Shadowed:
+    s: int
+"""
+
+
+def _module(name: str, source: str = SHAPES) -> types.ModuleType:
     module = types.ModuleType(name)
     sys.modules[name] = module
-    exec(compile(SHAPES, f"<{name}>", "exec"), module.__dict__)
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
     return module
+
+
+def _both(make: Callable[[], Any]) -> tuple[Any, Any]:
+    """What `make` gives by the library's helpers, then with `install()`."""
+    was_installed = bool(fast_dataclasses._ORIGINALS)
+    fast_dataclasses.uninstall()
+    try:
+        library = make()
+        assert fast_dataclasses.install()
+        return library, make()
+    finally:
+        if not was_installed:
+            fast_dataclasses.uninstall()
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +156,7 @@ def _instances(m: types.ModuleType) -> list[tuple[str, Callable[[], Any]]]:
         ("with init", lambda: m.WithInit(2, 5)),
         ("keyword only", lambda: m.KeywordOnly(k=1)),
         ("plain", lambda: m.Plain(3)),
+        ("nested", lambda: m.Outer.Inner(4)),
     ]
 
 
@@ -170,6 +202,50 @@ def test_reprs_comparisons_and_hashes_are_the_librarys(
         assert (a == make_library) is (b == make_fast) is False, label
         for compare in (operator.lt, operator.le, operator.gt, operator.ge):
             assert _outcome(compare, a, twin_a) == _outcome(compare, b, twin_b), (label, compare)
+
+
+def test_instances_that_differ_in_any_compared_field_differ_alike(
+    pair: tuple[types.ModuleType, types.ModuleType],
+) -> None:
+    library, fast = pair
+    for m in (library, fast):
+        assert m.Frozen(1, "x", (1,)) != m.Frozen(1, "x", (2,)), "the last field counts"
+        assert m.Ordered(1, "a") < m.Ordered(1, "b") and m.Ordered(1, "b") > m.Ordered(1, "a")
+        assert hash(m.Frozen(1, "x", (1,))) != hash(m.Frozen(1, "x", (2,)))
+        # A subclass's instance is another class: NotImplemented both ways, then identity.
+        assert m.Frozen(1) != m.Child(1) and m.Child(1) != m.Frozen(1)
+        assert m.Frozen.__eq__(m.Frozen(1), m.Child(1)) is NotImplemented
+        assert repr(m.Outer.Inner(4)) == "Outer.Inner(i=4)"
+    for make in (
+        lambda m: (m.Frozen(1, "x", (1,)), m.Frozen(1, "x", (2,))),
+        lambda m: (m.Ordered(1, "a"), m.Ordered(1, "b")),
+        lambda m: (m.Frozen(1), m.Child(1)),
+    ):
+        a, b = make(library)
+        c, d = make(fast)
+        for compare in (operator.eq, operator.ne, operator.lt, operator.le):
+            assert _outcome(compare, a, b) == _outcome(compare, c, d), compare
+
+
+def test_the_class_modules_own_hash_type_and_super_are_used() -> None:
+    library, fast = _both(lambda: _module("shadowing", SHADOWING).Shadowed)
+    assert hash(library(1)) == hash(fast(1)) == 12345
+    del sys.modules["shadowing"]
+
+
+def test_field_names_the_generated_code_reads_otherwise_take_the_librarys_helpers() -> None:
+    """A name that NFKC normalisation changes: the generated `self.\ufb01` reads `self.fi`."""
+    library, fast = _both(
+        lambda: dataclasses.make_dataclass(
+            "Ligature", [("\ufb01", int)], init=False, unsafe_hash=True
+        )
+    )
+    a, b = library(), fast()
+    for value in (a, b):
+        setattr(value, "\ufb01", 1)  # noqa: B010 (`value.\ufb01 = 1` would set `fi`)
+        value.fi = 2
+    assert repr(a) == repr(b) == "Ligature(\ufb01=2)"
+    assert hash(a) == hash(b) == hash((2,))
 
 
 def test_order_follows_the_compared_fields_only(
@@ -219,6 +295,7 @@ def test_methods_are_named_and_placed_as_the_librarys(
             if a is None or b is None:
                 continue
             assert a.__name__ == b.__name__ == name, (shape, name)
+            assert a.__annotations__ == b.__annotations__ == {}, (shape, name)
             assert a.__qualname__ == b.__qualname__ == f"{shape}.{name}", (shape, name)
             assert a.__module__ == "shapes_library" and b.__module__ == "shapes_fast"
 

@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import AUTOCAST, MIGRATED, commit_all, git, git_repo, invoke
 
 
@@ -76,9 +78,13 @@ def test_submodules_and_ignored_paths_are_listed_as_skipped(tmp_path: Path) -> N
     assert git(root, "status", "--porcelain") == ""
 
 
-def test_a_folder_git_ignores_is_walked_when_named_and_git_lists_the_rest(tmp_path: Path) -> None:
+def test_a_folder_git_ignores_is_walked_when_named_and_git_lists_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from migrator.engine.walk import walk
 
+    # git looks for no repository above the test's folder (a temporary folder may lie in one).
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     root = git_repo(tmp_path / "repo")
     (root / ".gitignore").write_text("vendor/\n*.log\n")
     (root / "vendor" / "deep").mkdir(parents=True)

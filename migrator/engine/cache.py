@@ -48,6 +48,8 @@ SCHEMA_VERSION = "1"
 TIMEOUT_S = 30.0
 KEEP_S = 30 * 24 * 3600
 _LIBRARIES = ("libcst", "nbformat")
+# How recently a source may have changed for its stamp to add its content (`_stamp`).
+_RACY_S = 10.0
 
 
 def folder() -> Path:
@@ -143,10 +145,18 @@ def _python_files(folder: str) -> Iterator[str]:
 def _stamp(path: str) -> bytes:
     """What a source file contributes to the run key: its path, size, modification time and
     status-change time. Any write to the file moves its ctime, which no copy or restore can
-    set back, so a changed source always gives a new key (a touched but unchanged one only
-    a new key too); reading and hashing the sources instead took 3 ms a run."""
+    set back, so a changed source gives a new key (a touched but unchanged one too);
+    reading and hashing every source instead took 3 ms a run. A file changed within the
+    last `_RACY_S` seconds also adds its bytes' digest: on a file system whose times step
+    by a second or two (FAT, HFS+), two edits of the same size within one step leave the
+    same stamp, and a run between them would otherwise key the second edit's files to the
+    first's records (git's "racily clean" rule)."""
     status = os.stat(path)
-    return f"{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ctime_ns}\n".encode()
+    stamp = f"{path}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ctime_ns}\n"
+    if time.time() - max(status.st_mtime, status.st_ctime) < _RACY_S:
+        with open(path, "rb") as stream:
+            stamp += hashlib.sha256(stream.read()).hexdigest() + "\n"
+    return stamp.encode()
 
 
 def run_key(settings: Settings) -> str:
