@@ -111,14 +111,14 @@ def _module(name: str, source: str = SHAPES) -> types.ModuleType:
     return module
 
 
-def _both(make: Callable[[], Any]) -> tuple[Any, Any]:
-    """What `make` gives by the library's helpers, then with `install()`."""
+def _both(make: Callable[[str], Any]) -> tuple[Any, Any]:
+    """`make("library")` by the library's helpers, then `make("fast")` with `install()`."""
     was_installed = bool(fast_dataclasses._ORIGINALS)
     fast_dataclasses.uninstall()
     try:
-        library = make()
+        library = make("library")
         assert fast_dataclasses.install()
-        return library, make()
+        return library, make("fast")
     finally:
         if not was_installed:
             fast_dataclasses.uninstall()
@@ -127,14 +127,7 @@ def _both(make: Callable[[], Any]) -> tuple[Any, Any]:
 @pytest.fixture(scope="module")
 def pair() -> Iterator[tuple[types.ModuleType, types.ModuleType]]:
     """The shapes by the library's helpers, then by `fast_dataclasses`'."""
-    was_installed = bool(fast_dataclasses._ORIGINALS)
-    fast_dataclasses.uninstall()
-    library = _module("shapes_library")
-    assert fast_dataclasses.install()
-    fast = _module("shapes_fast")
-    if not was_installed:
-        fast_dataclasses.uninstall()
-    yield library, fast
+    yield _both(lambda side: _module(f"shapes_{side}"))
     del sys.modules["shapes_library"], sys.modules["shapes_fast"]
 
 
@@ -228,15 +221,15 @@ def test_instances_that_differ_in_any_compared_field_differ_alike(
 
 
 def test_the_class_modules_own_hash_type_and_super_are_used() -> None:
-    library, fast = _both(lambda: _module("shadowing", SHADOWING).Shadowed)
+    library, fast = _both(lambda side: _module(f"shadowing_{side}", SHADOWING).Shadowed)
     assert hash(library(1)) == hash(fast(1)) == 12345
-    del sys.modules["shadowing"]
+    del sys.modules["shadowing_library"], sys.modules["shadowing_fast"]
 
 
 def test_field_names_the_generated_code_reads_otherwise_take_the_librarys_helpers() -> None:
     """A name that NFKC normalisation changes: the generated `self.\ufb01` reads `self.fi`."""
     library, fast = _both(
-        lambda: dataclasses.make_dataclass(
+        lambda _side: dataclasses.make_dataclass(
             "Ligature", [("\ufb01", int)], init=False, unsafe_hash=True
         )
     )
