@@ -332,7 +332,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("torch is not installed; name a tree with --corpus")
         args.corpus = Path(spec.origin).parent
     root = args.corpus.resolve()
+    # A mistyped path gave a page of zeros and a ratio of 75,000 (migrate's exit 2 over
+    # nothing parsed); it is one line now.
+    if not root.is_dir():
+        parser.error(f"{args.corpus}: no such folder (--corpus names a tree of Python files)")
     files = python_files(root)
+    if not files:
+        parser.error(f"{args.corpus}: holds no Python file to time")
     if args.instructions:
         counted: dict[str, object] = {"corpus": str(root), "files": len(files)}
         counted.update(instructions(files, root))

@@ -103,3 +103,21 @@ def test_instructions_without_valgrind_say_so(
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SystemExit, match="needs valgrind"):
         bench.count_instructions(["true"])
+
+
+@pytest.mark.parametrize("make", ["missing", "empty", "file"])
+def test_a_corpus_that_is_no_tree_of_python_files_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: str
+) -> None:
+    corpus = tmp_path / "corpus"
+    if make == "empty":
+        corpus.mkdir()
+        (corpus / "README.md").write_text("no code\n")
+    elif make == "file":
+        corpus.write_text("x = 1\n")
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--corpus", str(corpus), "--short", "--runs", "1"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert str(corpus) in error
+    assert ("no Python file" if make == "empty" else "no such folder") in error
