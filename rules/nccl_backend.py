@@ -9,9 +9,10 @@ import libcst as cst
 
 from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
+from migrator.analysis.device_regions import with_own_imports
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
-from migrator.contract.trigger import TokenPattern, Trigger
+from migrator.contract.trigger import RegionView, TokenPattern, Trigger
 from migrator.core.target import Target
 
 _DIST = ("torch.distributed", "torch.distributed.distributed_c10d")
@@ -43,6 +44,29 @@ def _names_backend(statement: ast.stmt, target: Target) -> bool:
         elif isinstance(node, ast.Name) and node.id in names:
             return True
     return False
+
+
+def _may_act(region: RegionView) -> bool:
+    """Whether the region holds what the rule acts on: a statement `_names_backend` admits,
+    or a name an import binds to `is_nccl_available` (`from torch.distributed import
+    is_nccl_available as nccl_ok`, then `if nccl_ok():`), which the rule resolves and
+    reports as it does the name itself. A statement alone cannot tell: the import that
+    binds the name is elsewhere in the file."""
+    target = region.target
+    if any(_names_backend(statement, target) for statement in region.statements):
+        return True
+    wanted = f"is_{target.source_dist_backend}_available"
+    names = with_own_imports(region.names, region.statements)
+    aliases = {
+        name
+        for name, bound in names.items()
+        if name != wanted and any(value and value.rsplit(".", 1)[-1] == wanted for value in bound)
+    }
+    return bool(aliases) and any(
+        isinstance(node, ast.Name) and node.id in aliases
+        for statement in region.statements
+        for node in statement_nodes(statement)
+    )
 
 
 class NcclBackend(StringPositionRule):
@@ -91,7 +115,7 @@ class NcclBackend(StringPositionRule):
         tokens=("nccl", "NCCL"),
         # A per-device backend string without NCCL: "cpu:gloo,cuda:gloo" (not "cuda:0").
         patterns=(TokenPattern("cuda", r"cuda\s*:\s*[A-Za-z_]"),),
-        statement_gate=_names_backend,
+        region=_may_act,
         # Decides from the statement holding the string or name, the function around it
         # (`def get_backend(): return ...`) and name resolution. A backend spelt with an
         # escape (`"nc\x63l"`) holds no token: the fast path leaves it, as it leaves

@@ -789,3 +789,32 @@ def test_device_tests_through_a_functions_own_import_are_read_on_both_paths(
     assert fast.text == full.text
     assert fast.findings == full.findings
     assert full.findings
+
+
+@pytest.mark.parametrize(
+    ("head", "inside"),
+    [
+        ("from torch.distributed import is_nccl_available as nccl_ok\n", ""),
+        (
+            "import torch.distributed as dist\n",
+            "    from torch.distributed import is_nccl_available as nccl_ok\n",
+        ),
+        ("from torch.distributed.distributed_c10d import is_nccl_available as nccl_ok\n", ""),
+    ],
+)
+def test_an_aliased_nccl_availability_test_is_reported_on_both_paths(
+    head: str, inside: str
+) -> None:
+    """`nccl_ok()` after `from torch.distributed import is_nccl_available as nccl_ok`
+    spells none of NPU016's names: the gate resolves it through the imports, as the rule
+    does, instead of skipping the region the full path reports in."""
+    padding = "".join(f"    v{n} = x + {n}\n" for n in range(40))
+    text = (
+        f"{head}\n\ndef setup(x):\n{inside}{padding}"
+        '    if nccl_ok():\n        return "gloo"\n    return x\n'
+    )
+    fast = migrate_python(text, "dist.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "dist.py", RULES, NPU, RuleOptions(), full=True)
+    assert [f.code for f in full.findings] == ["NPU016"]
+    assert fast.text == full.text
+    assert fast.findings == full.findings
