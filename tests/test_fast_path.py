@@ -770,6 +770,7 @@ def test_npu012s_names_gate_admits_what_the_rule_reads_as_its_own(text: str) -> 
         "    import torch.cuda as tc\n",  # a function's own import
         "    from torch import npu as tc\n",  # the target's module: the chain is the NPU's
         "    import torch_npu as tc\n",
+        "    from torch import cuda as tc\n",
     ],
 )
 def test_device_tests_through_a_functions_own_import_are_read_on_both_paths(
@@ -777,8 +778,7 @@ def test_device_tests_through_a_functions_own_import_are_read_on_both_paths(
 ) -> None:
     """A device test whose name resolves to a device only through an import inside the
     function is decided as on the full path: an `if` chain with an NPU branch is left
-    alone, one without is migrated. (`from torch import cuda as tc` inside a function is
-    not here: the fast path does not follow that alias, a known gap.)"""
+    alone, one without is migrated."""
     padding = "".join(f"    v{n} = x + {n}\n" for n in range(40))
     text = (
         "import torch\n\n\ndef f(x):\n" + alias + padding + "    if tc.is_available():\n"
@@ -816,5 +816,30 @@ def test_an_aliased_nccl_availability_test_is_reported_on_both_paths(
     fast = migrate_python(text, "dist.py", RULES, NPU, RuleOptions(), full=False)
     full = migrate_python(text, "dist.py", RULES, NPU, RuleOptions(), full=True)
     assert [f.code for f in full.findings] == ["NPU016"]
+    assert fast.text == full.text
+    assert fast.findings == full.findings
+
+
+@pytest.mark.parametrize(
+    ("head", "inside", "use"),
+    [
+        # No module-level import at all: only the function's own names the module.
+        ("", "    from torch import cuda as tc\n", "    tc.synchronize()\n"),
+        ("import os\n", "    from torch import cuda\n", "    cuda.synchronize()\n"),
+        ("import torch\n", "    from torch import cuda\n", "    n = cuda.device_count()\n"),
+    ],
+)
+def test_a_name_a_functions_own_import_binds_is_read_on_both_paths(
+    head: str, inside: str, use: str
+) -> None:
+    """`cuda.synchronize()` after `from torch import cuda` inside the function spells no
+    token of NPU012 ("torch.cuda..."), and the file's aliases hold only its module-level
+    imports: the region search adds the names the region's own imports bind, as the full
+    path's pass resolves them."""
+    padding = "".join(f"    v{n} = x + {n}\n" for n in range(40))
+    text = f"{head}\n\ndef f(x):\n{inside}{padding}{use}    return x\n"
+    fast = migrate_python(text, "own.py", RULES, NPU, RuleOptions(), full=False)
+    full = migrate_python(text, "own.py", RULES, NPU, RuleOptions(), full=True)
+    assert [f.code for f in full.findings] == ["NPU012"]
     assert fast.text == full.text
     assert fast.findings == full.findings

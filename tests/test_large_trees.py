@@ -283,14 +283,6 @@ def test_where_the_rule_reports_the_fast_path_reports_too(code: str, text: str) 
         ("NPU010", "_BACKEND = 'CUDA'\n", False),
         ("NPU010", "__all__ = ['cudagraph_mark_step_begin']\n", False),
         ("NPU010", "print('cuda is ready')\n", False),
-        # Backend strings, Backend.NCCL, the availability probe; identifiers and log text
-        # that only contain the token.
-        ("NPU016", "dist.init_process_group('nccl')\n", True),
-        ("NPU016", "backend = 'cpu:gloo,cuda:gloo'\n", True),
-        ("NPU016", "b = dist.Backend.NCCL\n", True),
-        ("NPU016", "ok = is_nccl_available()\n", True),
-        ("NPU016", "NCCL_TIMEOUT = 5\nself._nccl_comm = None\n", False),
-        ("NPU016", "print('nccl ready')\n", False),
     ],
 )
 def test_statement_gates_foresee_what_the_rule_reads(code: str, text: str, passes: bool) -> None:
@@ -298,6 +290,30 @@ def test_statement_gates_foresee_what_the_rule_reads(code: str, text: str, passe
     assert rule.trigger.statement_gate is not None
     tree = parse_ast(text)
     assert any(rule.trigger.in_statement(node, NPU) for node in tree.body) is passes
+
+
+@pytest.mark.parametrize(
+    ("text", "passes"),
+    [
+        # Backend strings, Backend.NCCL, the availability probe, also through a name an
+        # import binds to it (here or in the function); identifiers and log text that
+        # only contain the token, and a name bound to something else.
+        ("dist.init_process_group('nccl')\n", True),
+        ("backend = 'cpu:gloo,cuda:gloo'\n", True),
+        ("b = dist.Backend.NCCL\n", True),
+        ("ok = is_nccl_available()\n", True),
+        ("from torch.distributed import is_nccl_available as avail\nok = avail()\n", True),
+        (
+            "def f():\n    from torch.distributed import is_nccl_available as a\n    return a()\n",
+            True,
+        ),
+        ("NCCL_TIMEOUT = 5\nself._nccl_comm = None\n", False),
+        ("print('nccl ready')\n", False),
+        ("from torch.distributed import is_gloo_available as avail\nok = avail()\n", False),
+    ],
+)
+def test_npu016s_region_gate_foresees_what_the_rule_reads(text: str, passes: bool) -> None:
+    assert _region_gate("NPU016", text) is passes
 
 
 def test_a_gate_sees_names_an_earlier_cell_imported() -> None:

@@ -1523,10 +1523,12 @@ def _active(
     facts: Mapping[str, object],
     code: Callable[[], str],
     offset: int,
+    inner: ModuleBindings = EMPTY,
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
-    code, `code()`: `body` with its string literals blanked), and its statement gate and
-    names gate pass (`offset`: where `body` starts in the file's text)."""
+    code, `code()`: `body` with its string literals blanked), also through a name the
+    region's own imports bind (`inner`, `_own_imports`), and its statement gate and names
+    gate pass (`offset`: where `body` starts in the file's text)."""
     names: frozenset[str] | None = None
     callees: frozenset[str] | None = None
 
@@ -1542,9 +1544,17 @@ def _active(
             callees = qualified_names(region.statements, bindings.names, called=True)
         return callees
 
+    def spelt_inside(rule: type[PythonRule], text: str) -> bool:
+        """Whether `text` spells one of the rule's tokens through a name an import inside
+        the region binds (`inner`: `from torch import cuda` in a function, then
+        `cuda.is_available()`), which the file's aliases (`patterns`) do not hold: `_hot`
+        counts those lines, and the full path's pass resolves the name."""
+        aliases = alias_tokens(rule, inner)
+        return bool(aliases) and compile_parts(aliases).search(text) is not None
+
     active = []
     for rule in rules:
-        if not patterns[rule].search(body, offset):
+        if not patterns[rule].search(body, offset) and not spelt_inside(rule, body):
             continue
         if region.statements and not any(
             rule.trigger.in_statement(node, view.target) for node in region.statements
@@ -1556,7 +1566,11 @@ def _active(
             continue
         # The code without strings is made last of the cheap checks (a regex pass over the
         # region that most names gates make unnecessary).
-        if rule.trigger.words and not patterns[rule].search(code(), offset):
+        if (
+            rule.trigger.words
+            and not patterns[rule].search(code(), offset)
+            and not spelt_inside(rule, code())
+        ):
             continue
         if (
             region.statements
@@ -1619,24 +1633,35 @@ def _hot(
     as a token too, as `alias_tokens` makes a module-level import's names count."""
     # Where each of the body's lines starts in it (`body` is the file's lines first..last).
     starts = [0, *itertools.accumulate(map(len, lines[region.first - 1 : region.last]))]
-    nested: dict[str, tuple[str | None, ...]] = {}
-    for node in region.statements:
-        if not _is_import_line([node]):
-            for local, dotted in summary(node).imports:
-                nested[local] = (*nested.get(local, ()), dotted)
-    inner = ModuleBindings(nested) if nested else EMPTY
+    inner = _own_imports(region)
     found: dict[type[PythonRule], list[int]] = {}
     for rule in active:
         if not rule.trigger.local:
             continue
         text = code() if rule.trigger.words else body
         matches = patterns[rule].starts(text, offset)
-        aliases = alias_tokens(rule, inner) if nested else ()
+        aliases = alias_tokens(rule, inner)
         if aliases:
             matches += [match.start() for match in compile_parts(aliases).finditer(text)]
         first = region.first - 1
         found[rule] = sorted({first + bisect.bisect_right(starts, at) for at in matches})
     return found
+
+
+def _own_imports(region: Region, body: str | None = None) -> ModuleBindings:
+    """What the imports inside the region's statements bind (`from torch import cuda` in a
+    function), EMPTY where they import nothing (`body`: the region's text, where the
+    caller has it: without the word "import" it imports nothing, and its statements are
+    not walked); a statement that is an import line alone is left out: its names are the
+    module's, which `alias_tokens` of the file follows."""
+    if body is not None and "import" not in body:
+        return EMPTY
+    nested: dict[str, tuple[str | None, ...]] = {}
+    for node in region.statements:
+        if not _is_import_line([node]):
+            for local, dotted in summary(node).imports:
+                nested[local] = (*nested.get(local, ()), dotted)
+    return ModuleBindings(nested) if nested else EMPTY
 
 
 def _cold(
@@ -1761,9 +1786,17 @@ def _by_region(
         body = "".join(lines[region.first - 1 : region.last])
         code = _Blanked(body)
         span = (offsets[region.first - 1], offsets[region.last])
+        # A rule none of whose literals is in the region may still be spelt through a name
+        # an import inside it binds (`from torch import cuda` in a function): `_active`
+        # looks for those.
+        inner = _own_imports(region, body)
         active = _active(
-            [rule for rule in rules if _may_occur(candidates[rule], span)],
-            patterns, body, region, view, run.bindings, run.facts, code, span[0],
+            [
+                rule
+                for rule in rules
+                if _may_occur(candidates[rule], span) or alias_tokens(rule, inner)
+            ],
+            patterns, body, region, view, run.bindings, run.facts, code, span[0], inner,
         )  # fmt: skip
         return _RegionWork(body, code, span[0], active)
 
