@@ -27,8 +27,10 @@ def skipped_lines(stderr: str) -> dict[str, str]:
 
 
 def test_out_copies_links_inside_the_tree_and_lists_every_path_it_leaves_out(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The tree is in no git repository, even where the temporary folder lies in one.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     root = tmp_path / "p"
     for folder in ("src", "build", "pkg/dist", "x.egg-info", "__pycache__"):
         (root / folder).mkdir(parents=True)
