@@ -1794,7 +1794,8 @@ def _by_region(
             [
                 rule
                 for rule in rules
-                if _may_occur(candidates[rule], span) or alias_tokens(rule, inner)
+                if _may_occur(candidates[rule], span)
+                or (inner.names and alias_tokens(rule, inner))
             ],
             patterns, body, region, view, run.bindings, run.facts, code, span[0], inner,
         )  # fmt: skip
