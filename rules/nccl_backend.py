@@ -9,7 +9,6 @@ import libcst as cst
 
 from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
-from migrator.analysis.device_regions import with_own_imports
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
 from migrator.contract.trigger import RegionView, TokenPattern, Trigger
@@ -50,23 +49,14 @@ def _may_act(region: RegionView) -> bool:
     """Whether the region holds what the rule acts on: a statement `_names_backend` admits,
     or a name an import binds to `is_nccl_available` (`from torch.distributed import
     is_nccl_available as nccl_ok`, then `if nccl_ok():`), which the rule resolves and
-    reports as it does the name itself. A statement alone cannot tell: the import that
-    binds the name is elsewhere in the file."""
+    reports as it does the name itself. A statement alone cannot tell that: the import
+    may be anywhere in the file; the region's qualified names (the engine's, through the
+    module's imports and the region's own) resolve it."""
     target = region.target
     if any(_names_backend(statement, target) for statement in region.statements):
         return True
-    wanted = f"is_{target.source_dist_backend}_available"
-    names = with_own_imports(region.names, region.statements)
-    aliases = {
-        name
-        for name, bound in names.items()
-        if name != wanted and any(value and value.rsplit(".", 1)[-1] == wanted for value in bound)
-    }
-    return bool(aliases) and any(
-        isinstance(node, ast.Name) and node.id in aliases
-        for statement in region.statements
-        for node in statement_nodes(statement)
-    )
+    probe = f"is_{target.source_dist_backend}_available"
+    return not region.qualified.isdisjoint(f"{module}.{probe}" for module in _DIST)
 
 
 class NcclBackend(StringPositionRule):
@@ -144,7 +134,9 @@ class NcclBackend(StringPositionRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._constants: set[int] = set()
-        self._attribute_names: set[int] = set()
+        # Names that read no binding: the attribute of a receiver that is no import, a
+        # keyword's, a parameter's, a definition's, a `global` / `nonlocal` line's.
+        self._not_read: set[int] = set()
         # `dist.is_nccl_available` callees of argument-less calls, and those to rewrite.
         self._probes: set[int] = set()
         self._availability_calls: set[int] = set()
@@ -186,14 +178,34 @@ class NcclBackend(StringPositionRule):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._attribute_names:
+        if id(node) not in self._not_read:
             self._availability(node, self.qualname(node))
+
+    # `f(is_nccl_available=x)`, `def f(is_nccl_available=None)`, `global
+    # is_nccl_available` name the function without calling or testing it.
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        super().visit_Param(node)
+        self._not_read.add(id(node.name))
+
+    def visit_NameItem(self, node: cst.NameItem) -> None:
+        self._not_read.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._not_read.add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._not_read.add(id(node.name))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         qualified = self.qualname(node)
         if qualified is None:
             # `self.is_nccl_available` is no import: its name part is not looked up.
-            self._attribute_names.add(id(node.attr))
+            self._not_read.add(id(node.attr))
             return True
         source = self.target.source_dist_backend
         if qualified in {f"{module}.Backend.{source.upper()}" for module in _DIST}:
