@@ -510,13 +510,17 @@ def alias_tokens(rule: type[PythonRule], bindings: ModuleBindings) -> tuple[str,
     return _alias_tokens(rule, bindings.imports) if bindings.names else ()
 
 
-@functools.lru_cache(maxsize=4096)
-def _alias_tokens(
+def own_alias_tokens(rule: type[PythonRule], inner: ModuleBindings) -> tuple[str, ...]:
+    """`alias_tokens` of the names a region's own imports bind (`_own_imports`), from a
+    cache of their own: a tree whose functions import a lot (torch's) would otherwise push
+    the files' entries out of `_alias_tokens`' cache."""
+    return _own_alias_tokens(rule, inner.imports) if inner.names else ()
+
+
+def _alias_parts(
     rule: type[PythonRule], imports: tuple[tuple[str, tuple[str, ...]], ...]
 ) -> tuple[str, ...]:
-    """`alias_tokens` of a file's imports (`ModuleBindings.imports`): the same few recur in
-    every file of a project, and a notebook's cells each ask again with every name the
-    cells before them bound."""
+    """`alias_tokens` of a set of imports (`ModuleBindings.imports`)."""
     parts: set[str] = set()
     for name, values in imports:
         for value in values:
@@ -526,6 +530,13 @@ def _alias_tokens(
             for rest in rests:
                 parts.add(rf"\b{re.escape(name)}\.{re.escape(rest)}")
     return tuple(sorted(parts))
+
+
+# A file's imports: the same few recur in every file of a project, and a notebook's cells
+# each ask again with every name the cells before them bound.
+_alias_tokens = functools.lru_cache(maxsize=4096)(_alias_parts)
+# A region's own imports (`own_alias_tokens`).
+_own_alias_tokens = functools.lru_cache(maxsize=1024)(_alias_parts)
 
 
 def _through(rule: type[PythonRule], value: str) -> tuple[bool, tuple[str, ...]]:
@@ -1523,7 +1534,7 @@ def _active(
     facts: Mapping[str, object],
     code: Callable[[], str],
     offset: int,
-    inner: ModuleBindings = EMPTY,
+    inner: ModuleBindings,
 ) -> list[type[PythonRule]]:
     """The rules that may act in a region: a token in its text (for `words` rules, in its
     code, `code()`: `body` with its string literals blanked), also through a name the
@@ -1549,7 +1560,7 @@ def _active(
         the region binds (`inner`: `from torch import cuda` in a function, then
         `cuda.is_available()`), which the file's aliases (`patterns`) do not hold: `_hot`
         counts those lines, and the full path's pass resolves the name."""
-        aliases = alias_tokens(rule, inner)
+        aliases = own_alias_tokens(rule, inner)
         return bool(aliases) and compile_parts(aliases).search(text) is not None
 
     active = []
@@ -1622,6 +1633,7 @@ def _hot(
     lines: Sequence[str],
     code: Callable[[], str],
     offset: int,
+    inner: ModuleBindings,
 ) -> dict[type[PythonRule], list[int]]:
     """For each `local` rule, the lines of the region one of its tokens is on: the
     region's own test (`_active`) on each line (a line counts when a match starts on it;
@@ -1633,14 +1645,13 @@ def _hot(
     as a token too, as `alias_tokens` makes a module-level import's names count."""
     # Where each of the body's lines starts in it (`body` is the file's lines first..last).
     starts = [0, *itertools.accumulate(map(len, lines[region.first - 1 : region.last]))]
-    inner = _own_imports(region)
     found: dict[type[PythonRule], list[int]] = {}
     for rule in active:
         if not rule.trigger.local:
             continue
         text = code() if rule.trigger.words else body
         matches = patterns[rule].starts(text, offset)
-        aliases = alias_tokens(rule, inner)
+        aliases = own_alias_tokens(rule, inner)
         if aliases:
             matches += [match.start() for match in compile_parts(aliases).finditer(text)]
         first = region.first - 1
@@ -1648,13 +1659,13 @@ def _hot(
     return found
 
 
-def _own_imports(region: Region, body: str | None = None) -> ModuleBindings:
+def _own_imports(region: Region, body: str) -> ModuleBindings:
     """What the imports inside the region's statements bind (`from torch import cuda` in a
-    function), EMPTY where they import nothing (`body`: the region's text, where the
-    caller has it: without the word "import" it imports nothing, and its statements are
-    not walked); a statement that is an import line alone is left out: its names are the
-    module's, which `alias_tokens` of the file follows."""
-    if body is not None and "import" not in body:
+    function), EMPTY where they import nothing (`body`: the region's text; without the
+    word "import" it imports nothing, and its statements are not walked). A statement that
+    is an import line alone is left out: its names are bound where it stands, the
+    module's (which `alias_tokens` of the file follows) or a class's."""
+    if "import" not in body:
         return EMPTY
     nested: dict[str, tuple[str | None, ...]] = {}
     for node in region.statements:
@@ -1741,12 +1752,14 @@ class _StandIn(Exception):
 
 class _RegionWork(NamedTuple):
     """A region's text (`body`), its text without strings (`code`, made once when
-    asked), where it starts in the file and the rules that may act in it."""
+    asked), where it starts in the file, the rules that may act in it and what its own
+    imports bind (`_own_imports`)."""
 
     body: str
     code: Callable[[], str]
     start: int
     active: list[type[PythonRule]]
+    inner: ModuleBindings
 
 
 def _by_region(
@@ -1794,12 +1807,11 @@ def _by_region(
             [
                 rule
                 for rule in rules
-                if _may_occur(candidates[rule], span)
-                or (inner.names and alias_tokens(rule, inner))
+                if _may_occur(candidates[rule], span) or own_alias_tokens(rule, inner)
             ],
             patterns, body, region, view, run.bindings, run.facts, code, span[0], inner,
         )  # fmt: skip
-        return _RegionWork(body, code, span[0], active)
+        return _RegionWork(body, code, span[0], active, inner)
 
     def migrate(region: Region, rules: Sequence[type[PythonRule]]) -> list[str] | None:
         """The rules that may act in a region over it, element by element where it may
@@ -1830,10 +1842,12 @@ def _by_region(
         rewritten). Where its rules are all `local`, its cold statements are first stood
         in for (`_skeleton`); the region is parsed as it is where a pass rewrites a
         stand-in."""
-        body, code, start, active = prepared
+        body, code, start, active, inner = prepared
         # Where the local rules' tokens are (an element's stand-in has no statements of
         # its own to skip: `_spans`).
-        hot = {} if region.trailer else _hot(region, active, patterns, body, lines, code, start)
+        hot = {}
+        if not region.trailer:
+            hot = _hot(region, active, patterns, body, lines, code, start, inner)
         skeleton = _skeleton(region, body, active, hot, lines, run.bindings.names, view.target)
         if skeleton is not None:
             mark = run.mark()
