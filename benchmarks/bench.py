@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     # A mistyped path gave a page of zeros and a ratio of 75,000 (migrate's exit 2 over
     # nothing parsed); it is one line now.
     if not root.is_dir():
-        parser.error(f"{args.corpus}: no such folder (--corpus names a tree of Python files)")
+        parser.error(f"{args.corpus}: not a folder (--corpus names a tree of Python files)")
     files = python_files(root)
     if not files:
         parser.error(f"{args.corpus}: holds no Python file to time")

@@ -120,4 +120,4 @@ def test_a_corpus_that_is_no_tree_of_python_files_is_one_error_line(
     assert stopped.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert str(corpus) in error
-    assert ("no Python file" if make == "empty" else "no such folder") in error
+    assert ("no Python file" if make == "empty" else "not a folder") in error
