@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrator.analysis.cst_helpers import find_arg
-from migrator.contract.names import bound_reference, imported_reference
+from migrator.contract.names import SpeltNames, bound_reference, imported_reference
 from migrator.contract.rule import Example, PythonRule, RuleContext
 from migrator.contract.trigger import FileView, Trigger
 from migrator.core.model import Safety
@@ -30,7 +30,7 @@ def _names_gate(names: frozenset[str], view: FileView) -> bool:
     return not names.isdisjoint(_INFERENCE_MODES)
 
 
-class InferenceMode(PythonRule):
+class InferenceMode(SpeltNames, PythonRule):
     """Turn `torch.inference_mode` into the `no_grad` equivalent.
 
     What it does: `@torch.inference_mode()`, a bare `@torch.inference_mode`,
@@ -143,7 +143,8 @@ class InferenceMode(PythonRule):
         return True
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._handled and self._is_inference_mode(node):
+        # `f(inference_mode=x)`, `def f(inference_mode=False)` only spell the name.
+        if id(node) not in self._handled and not self.spelt(node) and self._is_inference_mode(node):
             self._unhandled(node)
 
     def visit_Import(self, node: cst.Import) -> bool:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from migrator.analysis.ast_lines import statement_nodes
 from migrator.analysis.cst_helpers import find_arg, is_backend_name, retarget_backend, string_value
+from migrator.contract.names import SpeltNames
 from migrator.contract.rule import Example, RuleContext
 from migrator.contract.string_positions import StringPositionRule
 from migrator.contract.trigger import RegionView, TokenPattern, Trigger
@@ -59,7 +60,7 @@ def _may_act(region: RegionView) -> bool:
     return not region.qualified.isdisjoint(f"{module}.{probe}" for module in _DIST)
 
 
-class NcclBackend(StringPositionRule):
+class NcclBackend(SpeltNames, StringPositionRule):
     """Use the target's collective backend ("hccl") where the code names "nccl".
 
     What it does: rewrites the string `"nccl"` (and device:backend lists such as
@@ -134,9 +135,8 @@ class NcclBackend(StringPositionRule):
     def __init__(self, ctx: RuleContext) -> None:
         super().__init__(ctx)
         self._constants: set[int] = set()
-        # Names that read no binding: the attribute of a receiver that is no import, a
-        # keyword's, a parameter's, a definition's, a `global` / `nonlocal` line's.
-        self._not_read: set[int] = set()
+        # The attributes of receivers that are no import: their names are not looked up.
+        self._attribute_names: set[int] = set()
         # `dist.is_nccl_available` callees of argument-less calls, and those to rewrite.
         self._probes: set[int] = set()
         self._availability_calls: set[int] = set()
@@ -178,34 +178,15 @@ class NcclBackend(StringPositionRule):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._not_read:
+        # `f(is_nccl_available=x)`, `def f(is_nccl_available=None)` only spell the name.
+        if id(node) not in self._attribute_names and not self.spelt(node):
             self._availability(node, self.qualname(node))
-
-    # `f(is_nccl_available=x)`, `def f(is_nccl_available=None)`, `global
-    # is_nccl_available` name the function without calling or testing it.
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_read.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        super().visit_Param(node)
-        self._not_read.add(id(node.name))
-
-    def visit_NameItem(self, node: cst.NameItem) -> None:
-        self._not_read.add(id(node.name))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
-        self._not_read.add(id(node.name))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._not_read.add(id(node.name))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         qualified = self.qualname(node)
         if qualified is None:
             # `self.is_nccl_available` is no import: its name part is not looked up.
-            self._not_read.add(id(node.attr))
+            self._attribute_names.add(id(node.attr))
             return True
         source = self.target.source_dist_backend
         if qualified in {f"{module}.Backend.{source.upper()}" for module in _DIST}:
